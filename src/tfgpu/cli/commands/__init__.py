@@ -1,0 +1,1 @@
+"""One module per subcommand, each with ``add_arguments(parser)`` and ``run(args, env) -> int``."""

@@ -1,0 +1,49 @@
+"""Everything a command touches outside itself, injected (httpie's Environment)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from tfgpu.nvml.client import NvmlClient, PynvmlClient
+from tfgpu.report.markdown import Redactions
+from tfgpu.system.runner import CommandRunner, SubprocessRunner
+
+
+def _user() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
+
+
+@dataclass
+class CliEnvironment:
+    """Streams, colour, the process environment and factories for the outside systems."""
+
+    stdout: TextIO
+    stderr: TextIO
+    stdin: TextIO
+    environ: Mapping[str, str]
+    color: bool
+    runner_factory: Callable[[], CommandRunner] = SubprocessRunner
+    nvml_factory: Callable[[], NvmlClient] = PynvmlClient
+    redactions: Redactions = field(default_factory=Redactions)
+
+    @classmethod
+    def from_process(cls) -> CliEnvironment:
+        """The real environment of this process; colour only on a TTY without NO_COLOR."""
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+        return cls(
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+            stdin=sys.stdin,
+            environ=dict(os.environ),
+            color=color,
+            redactions=Redactions(user=_user(), host=socket.gethostname()),
+        )

@@ -1,0 +1,17 @@
+"""Exit statuses: the contract for shell scripts and CI."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitStatus(enum.IntEnum):
+    """What ``tfgpu`` returns (httpie's status.py)."""
+
+    SUCCESS = 0
+    ERROR = 1
+    USAGE = 2
+    FINDINGS_ERROR = 3
+    STRESS_FAILED = 4
+    TIMEOUT = 5
+    INTERRUPTED = 130

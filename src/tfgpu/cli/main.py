@@ -1,0 +1,73 @@
+"""``tfgpu`` entry point: parse, dispatch lazily, and map every exception to an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from tfgpu import __version__
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.errors import DiagnosticError, UsageError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "doctor": ("tfgpu.cli.commands.doctor", "diagnose why TensorFlow can or cannot use the GPUs here"),
+}
+
+
+def _command_module(name: str) -> ModuleType:
+    return importlib.import_module(COMMANDS[name][0])
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser; only the chosen subcommand's module is imported to add its options."""
+    parser = argparse.ArgumentParser(
+        prog="tfgpu", description="Get TensorFlow onto NVIDIA GPUs and keep them busy."
+    )
+    parser.add_argument("--version", action="version", version=f"tfgpu {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks of tool failures")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    for name, (_module, summary) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=summary, description=summary)
+        if name == chosen:
+            _command_module(name).add_arguments(cmd)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -> int:
+    """Run one command; the single place where exceptions become exit statuses (pip's _run_wrapper)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    env = env or CliEnvironment.from_process()
+    parser = build_parser(args_list)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not args.command:
+        parser.print_help(env.stdout)
+        return ExitStatus.USAGE
+    try:
+        return int(_command_module(args.command).run(args, env))
+    except KeyboardInterrupt:
+        env.stderr.write("interrupted\n")
+        return ExitStatus.INTERRUPTED
+    except UsageError as exc:
+        env.stderr.write(f"tfgpu {args.command}: error: {exc}\n")
+        return ExitStatus.USAGE
+    except DiagnosticError as exc:
+        if args.debug:
+            raise
+        env.stderr.write(f"tfgpu {args.command}: {exc}\n")
+        return ExitStatus.ERROR
+    except Exception as exc:  # noqa: BLE001 - never a traceback without --debug
+        if args.debug:
+            raise
+        env.stderr.write(
+            f"tfgpu {args.command}: internal error: {type(exc).__name__}: {exc}\n"
+            "Run again with --debug for the traceback, and please report it.\n"
+        )
+        return ExitStatus.ERROR

@@ -1,0 +1,1 @@
+"""One module per area; each ``check_*`` is a pure function ``Facts -> list[Finding]``."""

@@ -1,0 +1,189 @@
+"""The CUDA libraries: can TF's loader find each one, and is it the version TF was built for.
+
+Rules: glibc dlopen search order (ld.so(8)); TF requires the cuDNN major it was built for and
+an equal or newer minor ("Loaded runtime CuDNN library: X but source was compiled with: Y",
+tensorflow/tensorflow#61474 class); the ``and-cuda`` pins of each release
+(knowledge/data/tf_builds.csv, setup.py at the release tag).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from tfgpu.doctor.fixes import install_tf_with_cuda, pip
+from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
+from tfgpu.knowledge.libraries import DSO_LOADER_SOURCE
+from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.unavailable import Unavailable
+
+C = Section.CUDA
+XLA_GPU_DOCS = "https://openxla.org/xla/flags_guidance"
+
+
+def export_line(dirs: list[str]) -> str:
+    """The LD_LIBRARY_PATH line that puts ``dirs`` first, keeping what was there.
+
+    Examples:
+        >>> export_line(["/sp/nvidia/cusolver/lib"])
+        'export LD_LIBRARY_PATH=/sp/nvidia/cusolver/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}'
+    """
+    joined = ":".join(shlex.quote(d) for d in dict.fromkeys(dirs))
+    return f"export LD_LIBRARY_PATH={joined}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+
+
+def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
+    """Directories holding required libraries that TF's loader cannot reach (for ``tfgpu env``)."""
+    dirs = []
+    for lib in libraries.libraries:
+        if lib.required and lib.loaded is None and lib.elsewhere:
+            dirs.append(os.path.dirname(lib.elsewhere[0].path))
+    return list(dict.fromkeys(dirs))
+
+
+def check_cuda_libraries(facts: Facts) -> list[Finding]:
+    """Every library a CUDA build of TF dlopens must be on its search path.
+
+    Finding ids: ``cuda-libraries`` (ok), ``cuda-library-not-on-search-path``,
+    ``cuda-library-missing``, ``cudnn-older-than-build``, ``cuda-library-version-mismatch``,
+    ``ld-library-path-shadows-wheel``, ``ld-library-path-other-cuda``, ``nccl-missing``,
+    ``xla-ptxas-missing``, ``xla-libdevice-missing``.
+    """
+    libs, tf = facts.libraries, facts.tensorflow
+    if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts):
+        return []
+    out: list[Finding] = []
+    required = [lib for lib in libs.libraries if lib.required]
+    unreachable = [lib for lib in required if lib.loaded is None and lib.elsewhere]
+    missing = [lib for lib in required if not lib.copies]
+    if unreachable:
+        names = ", ".join(lib.soname for lib in unreachable)
+        where = "; ".join(f"{lib.soname} in {os.path.dirname(lib.elsewhere[0].path)}" for lib in unreachable)
+        out.append(
+            Finding(
+                "cuda-library-not-on-search-path", Severity.ERROR, C,
+                f"Installed but invisible to TensorFlow: {names}",
+                detail=(
+                    f"TF's loader searches LD_LIBRARY_PATH, libtensorflow_framework's RUNPATH and the ld.so cache; "
+                    f"these copies are outside all of them ({where}). TF logs 'Cannot dlopen some GPU libraries' "
+                    "and registers no GPU."
+                ),
+                hint=export_line(unreachable_dirs(libs)) + "   (or `eval \"$(tfgpu env)\"`)",
+                link=DSO_LOADER_SOURCE,
+            )
+        )
+    if missing:
+        out.append(
+            Finding(
+                "cuda-library-missing", Severity.ERROR, C,
+                f"Not installed: {', '.join(lib.soname for lib in missing)}",
+                detail=f"TF {tf.version} was built for CUDA {libs.cuda_major}.x and needs these libraries to use a GPU.",
+                hint=install_tf_with_cuda(facts),
+                link="https://www.tensorflow.org/install/pip",
+            )
+        )
+    out.extend(_versions(facts, tf, libs))
+    out.extend(_shadowing(libs))
+    out.extend(_optional(facts, libs))
+    if not unreachable and not missing:
+        versions = ", ".join(
+            f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
+        )
+        out.append(Finding("cuda-libraries", Severity.OK, C, f"All {len(required)} CUDA libraries TF needs are reachable", detail=versions))
+    return out
+
+
+def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
+    out = []
+    release = tf_release(tf.version)
+    cudnn = libs.get("cudnn")
+    built = release.cudnn if release else None
+    if cudnn and cudnn.loaded and isinstance(cudnn.loaded.version, str) and built:
+        if version_key(cudnn.loaded.version)[:2] < version_key(built)[:2]:
+            out.append(
+                Finding(
+                    "cudnn-older-than-build", Severity.ERROR, C,
+                    f"cuDNN {cudnn.loaded.version} is older than the {built} TF {tf.version} was built with",
+                    detail=f"TF loads {cudnn.loaded.path} and refuses it: 'Loaded runtime CuDNN library: "
+                    f"{cudnn.loaded.version} but source was compiled with: {built}'. Convolutions fail with DNN library is not found.",
+                    hint=pip(facts, "install", "--upgrade", f"nvidia-cudnn-cu{libs.cuda_major}>={built}"),
+                )
+            )
+    if release:
+        pins = {p.name: p for p in release.nvidia_pins}
+        packages = facts.packages
+        if not isinstance(packages, Unavailable):
+            for dist in packages.distributions:
+                pin = pins.get(dist.name)
+                if pin and not pinned_version_ok(pin, dist.version):
+                    out.append(
+                        Finding(
+                            "cuda-library-version-mismatch", Severity.WARNING, C,
+                            f"{dist.name} {dist.version} is outside TF {tf.version}'s requirement {pin.specifier}",
+                            detail="The and-cuda extra pins these versions; others may fail to load or give wrong results.",
+                            hint=pip(facts, "install", f"{dist.name}{pin.specifier}"),
+                            link=release.source_url,
+                        )
+                    )
+    return out
+
+
+def _shadowing(libs: LibraryFacts) -> list[Finding]:
+    out = []
+    for lib in libs.libraries:
+        loaded = lib.loaded
+        if loaded is None or loaded.origin != "ld_library_path":
+            continue
+        later = [c for c in lib.copies if c.origin == "runpath" and c.version != loaded.version]
+        if later:
+            out.append(
+                Finding(
+                    "ld-library-path-shadows-wheel", Severity.WARNING, C,
+                    f"LD_LIBRARY_PATH makes TF load {lib.soname} {loaded.version} from {os.path.dirname(loaded.path)}",
+                    detail=f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first.",
+                    hint=f"Remove {os.path.dirname(loaded.path)} from LD_LIBRARY_PATH.",
+                )
+            )
+    for copy in libs.foreign_cudart:
+        out.append(
+            Finding(
+                "ld-library-path-other-cuda", Severity.WARNING, C,
+                f"LD_LIBRARY_PATH holds another CUDA: {copy.path} ({copy.version})",
+                detail=f"TF needs CUDA {libs.cuda_major}.x; a second toolkit on LD_LIBRARY_PATH can shadow its libraries.",
+                hint=f"Remove {os.path.dirname(copy.path)} from LD_LIBRARY_PATH.",
+            )
+        )
+    return out
+
+
+def _optional(facts: Facts, libs: LibraryFacts) -> list[Finding]:
+    out = []
+    nccl = libs.get("nccl")
+    if nccl and nccl.loaded is None:
+        out.append(
+            Finding(
+                "nccl-missing", Severity.INFO, C, "NCCL is not reachable: multi-GPU all-reduce falls back to slower copies",
+                hint=pip(facts, "install", f"nvidia-nccl-cu{libs.cuda_major}"),
+            )
+        )
+    ptxas, libdevice = libs.get("ptxas"), libs.get("libdevice")
+    if ptxas and ptxas.loaded is None:
+        out.append(
+            Finding(
+                "xla-ptxas-missing", Severity.WARNING, C, "ptxas not found: XLA (jit_compile=True) cannot compile GPU kernels",
+                detail="XLA looks in --xla_gpu_cuda_data_dir, the nvidia-cuda-nvcc wheel, /usr/local/cuda and PATH.",
+                hint=pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
+                link=XLA_GPU_DOCS,
+            )
+        )
+    if libdevice and libdevice.loaded is None:
+        out.append(
+            Finding(
+                "xla-libdevice-missing", Severity.WARNING, C, "libdevice.10.bc not found: XLA kernels fail with 'libdevice not found'",
+                hint=pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}")
+                + "   or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda",
+                link=XLA_GPU_DOCS,
+            )
+        )
+    return out

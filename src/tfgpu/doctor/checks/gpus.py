@@ -1,0 +1,173 @@
+"""Each GPU: can TF's build run on it, is it free, is it cool.
+
+Sources: TF pip.md "Hardware requirements" and knowledge/data/tf_archs.csv for architectures;
+NVML clocks-event reasons (nvml.h) for throttling.
+"""
+
+from __future__ import annotations
+
+from tfgpu.knowledge.archs import ARCH_SOURCE, KernelSupport, classify, parse_build_capabilities, parse_cc
+from tfgpu.knowledge.compat import arch_row, gpu_model, tf_releases, version_key
+from tfgpu.model.facts import Facts, GpuFacts, TensorFlowFacts
+from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.unavailable import Unavailable
+from tfgpu.doctor.fixes import install_tf_with_cuda
+
+H = Section.HARDWARE
+GIB = 1024**3
+BUILD_FROM_SOURCE = "https://www.tensorflow.org/install/source"
+PTX_JIT_SOURCE = "https://github.com/tensorflow/tensorflow/issues/62320"
+THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown"}
+
+
+def _cc(gpu: GpuFacts) -> str | None:
+    if isinstance(gpu.compute_capability, str):
+        return gpu.compute_capability
+    model = gpu_model(gpu.name)
+    return model.compute_capability if model else None
+
+
+def check_gpus(facts: Facts) -> list[Finding]:
+    """Per GPU: present, usable by TF's build, not lost, not busy, not throttling.
+
+    Finding ids: ``gpu-present`` (ok), ``gpu-lost``, ``gpu-compute-capability-too-low``,
+    ``gpu-needs-ptx-jit``, ``gpu-no-compatible-kernel``, ``gpu-memory-in-use``, ``gpu-throttling``,
+    ``gpu-hot``, ``gpu-mig-enabled``.
+    """
+    if isinstance(facts.gpus, Unavailable):
+        return []
+    out: list[Finding] = []
+    for gpu in facts.gpus:
+        out.extend(_one_gpu(facts, gpu))
+    return out
+
+
+def _one_gpu(facts: Facts, gpu: GpuFacts) -> list[Finding]:
+    label = f"GPU {gpu.index} ({gpu.name})"
+    if isinstance(gpu.memory_total_bytes, Unavailable) and "fallen off the bus" in gpu.memory_total_bytes.reason:
+        return [
+            Finding(
+                "gpu-lost", Severity.ERROR, H, f"{label} has fallen off the bus",
+                detail=gpu.memory_total_bytes.reason,
+                hint="Check `dmesg` for Xid 79, power and cooling; the machine needs a reboot.",
+            )
+        ]
+    cc = _cc(gpu)
+    memory = "" if isinstance(gpu.memory_total_bytes, Unavailable) else f", {gpu.memory_total_bytes / GIB:.0f} GiB"
+    out = [Finding("gpu-present", Severity.OK, H, f"{label}, compute capability {cc or '?'}{memory}")]
+    if cc:
+        out.extend(_architecture(facts, label, cc))
+    out.extend(_busy(label, gpu))
+    out.extend(_thermal(label, gpu))
+    if gpu.mig_mode is True:
+        out.append(
+            Finding(
+                "gpu-mig-enabled", Severity.INFO, H, f"{label} is in MIG mode",
+                detail="TF sees MIG instances, not the whole GPU, and one process can use one instance.",
+                hint="Select an instance with CUDA_VISIBLE_DEVICES=MIG-<uuid> (see `nvidia-smi -L`).",
+            )
+        )
+    return out
+
+
+def _architecture(facts: Facts, label: str, cc_text: str) -> list[Finding]:
+    tf = facts.tensorflow
+    if not isinstance(tf, TensorFlowFacts) or isinstance(tf.build, Unavailable) or not tf.build.is_cuda_build:
+        return []
+    archs = parse_build_capabilities(tf.build.compute_capabilities)
+    cc = parse_cc(cc_text)
+    support = classify(cc, archs)
+    built = ", ".join(tf.build.compute_capabilities)
+    if support is KernelSupport.BELOW_MINIMUM:
+        older = _newest_tf_for_cc(cc)
+        fix = install_tf_with_cuda(facts, older) if older else "Use a newer GPU."
+        return [
+            Finding(
+                "gpu-compute-capability-too-low", Severity.ERROR, H,
+                f"{label} (compute capability {cc_text}) is older than TF {tf.version} supports",
+                detail=f"TF {tf.version} was built for {built}; it ignores GPUs below {archs.minimum[0]}.{archs.minimum[1]}"
+                if archs.minimum
+                else f"TF {tf.version} was built for {built}.",
+                hint=f"{fix}  (the newest TF built for compute capability {cc_text})" if older else fix,
+                link=ARCH_SOURCE,
+            )
+        ]
+    if support is KernelSupport.PTX_JIT:
+        return [
+            Finding(
+                "gpu-needs-ptx-jit", Severity.WARNING, H,
+                f"{label} (compute capability {cc_text}) is newer than every architecture TF {tf.version} ships",
+                detail=(
+                    f"TF {tf.version} has machine code for {built}; the driver must JIT-compile PTX for this GPU at "
+                    "start-up, which can take 30 minutes or longer the first time, and some kernels fail "
+                    "(CUDA_ERROR_INVALID_HANDLE / INVALID_PTX seen on Blackwell)."
+                ),
+                hint="export CUDA_CACHE_MAXSIZE=4294967296  (keeps the JIT result between runs); for full support "
+                "build TensorFlow from source for this architecture or use a newer release.",
+                link=PTX_JIT_SOURCE,
+            )
+        ]
+    if support is KernelSupport.NO_KERNEL:
+        return [
+            Finding(
+                "gpu-no-compatible-kernel", Severity.ERROR, H,
+                f"TF {tf.version} has no kernel code that runs on {label} (compute capability {cc_text})",
+                detail=f"Built for {built}: no SASS of this major and no older PTX ('device kernel image is invalid').",
+                hint="Install a TensorFlow release built for this architecture.",
+                link=ARCH_SOURCE,
+            )
+        ]
+    return []
+
+
+def _newest_tf_for_cc(cc: tuple[int, int]) -> str | None:
+    for release in tf_releases("linux-gpu"):
+        row = arch_row(release.version)
+        if row and row["min_supported_cc"] and parse_cc(row["min_supported_cc"]) <= cc:
+            return ".".join(str(p) for p in version_key(release.version)[:2])
+    return None
+
+
+def _busy(label: str, gpu: GpuFacts) -> list[Finding]:
+    used, total = gpu.memory_used_bytes, gpu.memory_total_bytes
+    if isinstance(used, Unavailable) or isinstance(total, Unavailable) or total == 0:
+        return []
+    procs = [] if isinstance(gpu.processes, Unavailable) else list(gpu.processes)
+    # A bare context takes ~0.5 GiB; more than 10 % or 2 GiB in use means someone else is training.
+    if used < max(2 * GIB, 0.1 * total):
+        return []
+    who = ", ".join(
+        f"{p.name} (pid {p.pid}, {p.used_memory_bytes / GIB:.1f} GiB)" if p.used_memory_bytes else f"{p.name} (pid {p.pid})"
+        for p in procs
+    )
+    return [
+        Finding(
+            "gpu-memory-in-use", Severity.WARNING, H,
+            f"{label}: {used / GIB:.1f} of {total / GIB:.1f} GiB already in use",
+            detail=f"Other processes hold GPU memory{': ' + who if who else ''}. TF by default takes almost all free memory and may OOM.",
+            hint="Stop them, pick a free GPU with CUDA_VISIBLE_DEVICES, or set TF_FORCE_GPU_ALLOW_GROWTH=true.",
+        )
+    ]
+
+
+def _thermal(label: str, gpu: GpuFacts) -> list[Finding]:
+    out = []
+    reasons = () if isinstance(gpu.throttle_reasons, Unavailable) else gpu.throttle_reasons
+    slowing = sorted(THERMAL.intersection(reasons))
+    if slowing:
+        out.append(
+            Finding(
+                "gpu-throttling", Severity.WARNING, H, f"{label} is slowing its clocks now: {', '.join(slowing)}",
+                detail="Thermal or hardware slowdown lowers every step's speed.",
+                hint="Check cooling, airflow and power delivery (`nvidia-smi -q -d PERFORMANCE,TEMPERATURE`).",
+            )
+        )
+    temp, limit = gpu.temperature_celsius, gpu.slowdown_temperature_celsius
+    if isinstance(temp, int) and isinstance(limit, int) and temp >= limit - 5:
+        out.append(
+            Finding(
+                "gpu-hot", Severity.WARNING, H, f"{label} is at {temp} °C, within 5 °C of its slowdown point ({limit} °C)",
+                hint="Improve cooling before long training runs.",
+            )
+        )
+    return out

@@ -1,0 +1,145 @@
+"""Gather the whole Facts snapshot, one guarded collector at a time.
+
+A collector that raises becomes ``Unavailable`` with the exception in its reason, and the
+checks turn that into a finding: the doctor's input is a broken machine, so no collector may
+take the report down (collect_env's "Could not collect").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TypeVar
+
+from tfgpu.knowledge.libraries import wanted_libraries
+from tfgpu.model.facts import (
+    DriverFacts,
+    Facts,
+    GpuFacts,
+    HostFacts,
+    LibraryFacts,
+    NvmlStatus,
+    PackageFacts,
+    TensorFlowFacts,
+)
+from tfgpu.model.unavailable import Unavailable
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.collect import collect_driver_facts, collect_gpu_facts
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.environ import collect_environ
+from tfgpu.system.libraries import collect_libraries
+from tfgpu.system.nvidia_smi import collect_with_nvidia_smi
+from tfgpu.system.packages import collect_packages
+from tfgpu.system.platform import collect_host_facts
+from tfgpu.system.runner import CommandRunner
+from tfgpu.system.tf_install import collect_tensorflow
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The seams the collectors read through; tests pass fakes here."""
+
+    runner: CommandRunner
+    nvml: NvmlClient
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    root: Path = Path("/")
+    search_path: list[str] | None = None
+    """Where Python packages are looked for; None means this interpreter's sys.path."""
+
+    @property
+    def site_dirs(self) -> list[str]:
+        """Directories that may hold site-packages (for the pip nvidia-* wheels)."""
+        return [p for p in (self.search_path if self.search_path is not None else sys.path) if p.endswith("-packages")]
+
+
+def _host(s: Sources) -> HostFacts:
+    return collect_host_facts(s.root, s.environ)
+
+
+def _packages(s: Sources) -> PackageFacts:
+    return collect_packages(s.search_path)
+
+
+def _tensorflow(s: Sources, packages: PackageFacts | Unavailable) -> TensorFlowFacts | None:
+    return collect_tensorflow(packages, s.search_path)
+
+
+def _libraries(s: Sources, tf: TensorFlowFacts | None | Unavailable, host: HostFacts | Unavailable) -> LibraryFacts | None:
+    if tf is None or isinstance(tf, Unavailable) or isinstance(tf.build, Unavailable):
+        return None
+    build = tf.build
+    if not build.is_cuda_build or not build.cuda_version:
+        return None
+    runpath = next((entries for obj, entries in tf.runpaths if obj.startswith("libtensorflow_framework")), ())
+    sites = [str(Path(tf.package_dir).parent), *s.site_dirs]
+    conda = None if isinstance(host, Unavailable) else host.conda_prefix
+    wanted = wanted_libraries(build.cuda_version, build.cudnn_version)
+    return collect_libraries(
+        wanted, build.cuda_version.split(".")[0], runpath, s.environ, list(dict.fromkeys(sites)), conda, s.runner
+    )
+
+
+def _gpus(s: Sources) -> tuple[NvmlStatus, DriverFacts | Unavailable, tuple[GpuFacts, ...] | Unavailable]:
+    try:
+        driver = collect_driver_facts(s.nvml)
+        gpus = collect_gpu_facts(s.nvml)
+        return NvmlStatus(True), driver, gpus
+    except NvmlUnavailable as exc:
+        status = NvmlStatus(False, exc.kind, exc.reason)
+    smi = collect_with_nvidia_smi(s.runner)
+    if isinstance(smi, Unavailable):
+        why = Unavailable(status.reason or smi.reason, "nvml")
+        return status, why, why
+    return status, smi[0], smi[1]
+
+
+def _environ(s: Sources) -> tuple[tuple[str, str], ...]:
+    return collect_environ(s.environ)
+
+
+@dataclass(frozen=True)
+class Collectors:
+    """The collector functions, replaceable one by one (the fault-injection tests do)."""
+
+    host: Callable[[Sources], HostFacts] = _host
+    packages: Callable[[Sources], PackageFacts] = _packages
+    tensorflow: Callable[[Sources, PackageFacts | Unavailable], TensorFlowFacts | None] = _tensorflow
+    libraries: Callable[[Sources, TensorFlowFacts | None | Unavailable, HostFacts | Unavailable], LibraryFacts | None] = (
+        _libraries
+    )
+    gpus: Callable[[Sources], tuple[NvmlStatus, DriverFacts | Unavailable, tuple[GpuFacts, ...] | Unavailable]] = _gpus
+    environ: Callable[[Sources], tuple[tuple[str, str], ...]] = _environ
+
+
+COLLECTOR_NAMES = ("host", "packages", "tensorflow", "libraries", "gpus", "environ")
+
+
+def _guard(name: str, fn: Callable[[], T]) -> T | Unavailable:
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - a broken machine must not crash the doctor
+        return Unavailable(f"collector crashed: {type(exc).__name__}: {exc}", f"tfgpu:{name}")
+
+
+def collect_facts(sources: Sources, collectors: Collectors = Collectors(), tfgpu_version: str = "") -> Facts:
+    """Run every collector; each failure is kept as ``Unavailable`` in its place."""
+    host = _guard("host", lambda: collectors.host(sources))
+    packages = _guard("packages", lambda: collectors.packages(sources))
+    tf = _guard("tensorflow", lambda: collectors.tensorflow(sources, packages))
+    libraries = _guard("libraries", lambda: collectors.libraries(sources, tf, host))
+    gpus_result = _guard("gpus", lambda: collectors.gpus(sources))
+    if isinstance(gpus_result, Unavailable):
+        nvml, driver, gpus = NvmlStatus(False, None, gpus_result.reason), gpus_result, gpus_result
+    else:
+        nvml, driver, gpus = gpus_result
+    environ = _guard("environ", lambda: collectors.environ(sources))
+    facts = Facts(
+        host=host, packages=packages, tensorflow=tf, libraries=libraries, driver=driver, gpus=gpus,
+        environ=environ, nvml=nvml,
+    )
+    return replace(facts, tfgpu_version=tfgpu_version)

@@ -1,0 +1,38 @@
+"""Fix commands written for the machine at hand (its interpreter, its TensorFlow version)."""
+
+from __future__ import annotations
+
+import shlex
+
+from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python
+from tfgpu.model.facts import Facts, TensorFlowFacts
+from tfgpu.model.unavailable import Unavailable
+
+TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
+
+
+def python(facts: Facts) -> str:
+    """The interpreter to run pip with: the one the facts were collected from."""
+    if isinstance(facts.host, Unavailable):
+        return "python3"
+    return shlex.quote(facts.host.python_executable)
+
+
+def pip(facts: Facts, *args: str) -> str:
+    """``<python> -m pip <args>``, each argument quoted for a POSIX shell."""
+    return " ".join([python(facts), "-m", "pip", *(shlex.quote(a) for a in args)])
+
+
+def target_tf_version(facts: Facts) -> str:
+    """The TF major.minor to recommend: the installed one if it is a known GPU release, else the newest for this Python."""
+    tf = facts.tensorflow
+    if isinstance(tf, TensorFlowFacts) and tf.version != "unknown":
+        return major_minor(tf.version)
+    py = None if isinstance(facts.host, Unavailable) else facts.host.python_version
+    release = newest_release_for_python(py) if py else None
+    return major_minor((release or newest_release()).version)
+
+
+def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
+    """``pip install "tensorflow[and-cuda]==X.Y.*"`` for this interpreter."""
+    return pip(facts, "install", f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*")

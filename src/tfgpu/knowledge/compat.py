@@ -1,0 +1,210 @@
+"""Queries over the packaged compatibility tables (copies of shared/data/compat).
+
+Sources, per row in the CSVs: TensorFlow's "Tested build configurations" (tensorflow/docs
+site/en/install/source.md), ``setup.py`` of each release for the ``and-cuda`` pins, the CUDA
+Toolkit release notes (Tables 2 and 3) for drivers, and NVIDIA's CUDA GPUs page.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+_DRIVER = re.compile(r"(\d+(?:\.\d+){0,2})")
+
+
+@functools.cache
+def _rows(name: str) -> list[dict[str, str]]:
+    text = resources.files("tfgpu.knowledge").joinpath("data", name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """Numeric sort key of a dotted version; non-digits end it.
+
+    Examples:
+        >>> version_key("580.159.04") > version_key("555.42.06")
+        True
+    """
+    parts = []
+    for piece in text.split("."):
+        digits = re.match(r"\d+", piece)
+        if not digits:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
+
+
+def major_minor(text: str) -> str:
+    """``"2.21.0rc1"`` → ``"2.21"``."""
+    key = version_key(text)
+    return ".".join(str(p) for p in key[:2])
+
+
+@dataclass(frozen=True)
+class TfRelease:
+    """One TensorFlow release on one platform (a tf_builds.csv row)."""
+
+    version: str
+    platform: str
+    gpu_supported: bool
+    python_min: str
+    python_max: str
+    cuda: str
+    cudnn: str
+    cuda_pip_extra: str
+    nvidia_pins: tuple[Requirement, ...]
+    source_url: str
+
+    def supports_python(self, python_version: str) -> bool:
+        """Whether the release's tested range includes this Python major.minor."""
+        py = version_key(python_version)[:2]
+        return version_key(self.python_min)[:2] <= py <= version_key(self.python_max)[:2]
+
+
+def _python_range(text: str) -> tuple[str, str]:
+    """The 3.x range of a "python_versions" cell such as ``2.7, 3.3-3.6`` or ``3.10-3.13``."""
+    py3 = [p.strip() for p in text.split(",") if p.strip().startswith("3")]
+    if not py3:
+        return "0", "0"
+    low, _, high = py3[-1].partition("-")
+    return low, high or low
+
+
+def _pins(text: str) -> tuple[Requirement, ...]:
+    out = []
+    for raw in text.split(";"):
+        try:
+            out.append(Requirement(raw.strip()))
+        except InvalidRequirement:
+            continue
+    return tuple(out)
+
+
+@functools.cache
+def tf_releases(platform: str = "linux-gpu") -> tuple[TfRelease, ...]:
+    """Every release of one platform, newest first."""
+    out = []
+    for row in _rows("tf_builds.csv"):
+        if row["platform"] != platform:
+            continue
+        low, high = _python_range(row["python_versions"])
+        out.append(
+            TfRelease(
+                version=row["tf_version"],
+                platform=platform,
+                gpu_supported=row["gpu_supported"] == "yes",
+                python_min=low,
+                python_max=high,
+                cuda=row["wheel_build_cuda"] or row["cuda"],
+                cudnn=row["cudnn"],
+                cuda_pip_extra=row["cuda_pip_extra"],
+                nvidia_pins=_pins(row["nvidia_wheel_pins"]),
+                source_url=row["source_url"],
+            )
+        )
+    return tuple(sorted(out, key=lambda r: version_key(r.version), reverse=True))
+
+
+def tf_release(tf_version: str, platform: str = "linux-gpu") -> TfRelease | None:
+    """The row of this release's major.minor, or None when the table does not know it."""
+    wanted = major_minor(tf_version)
+    return next((r for r in tf_releases(platform) if major_minor(r.version) == wanted), None)
+
+
+def newest_release_for_python(python_version: str, platform: str = "linux-gpu") -> TfRelease | None:
+    """The newest GPU-capable release whose tested Python range includes this one."""
+    return next((r for r in tf_releases(platform) if r.gpu_supported and r.supports_python(python_version)), None)
+
+
+def newest_release(platform: str = "linux-gpu") -> TfRelease:
+    """The newest release the table knows."""
+    return tf_releases(platform)[0]
+
+
+@dataclass(frozen=True)
+class DriverRequirement:
+    """The drivers a CUDA runtime needs (cuda_driver.csv)."""
+
+    cuda_version: str
+    linux_min_driver: str | None
+    windows_min_driver: str | None
+    minor_compat_min_driver: str | None
+    minor_compat_max_driver: str | None
+    source_url: str
+
+
+def _driver_number(text: str) -> str | None:
+    match = _DRIVER.search(text or "")
+    return match.group(1) if match and "N/A" not in text else None
+
+
+def driver_requirement(cuda_version: str) -> DriverRequirement | None:
+    """The row for this CUDA version: an exact match, else the newest of that major.minor."""
+    rows = _rows("cuda_driver.csv")
+    exact = [r for r in rows if r["cuda_version"] == cuda_version]
+    same_minor = [r for r in rows if major_minor(r["cuda_version"]) == major_minor(cuda_version)]
+    # With only major.minor known, the x.y.0 release is the lenient, correct minimum.
+    candidates = exact or sorted(same_minor, key=lambda r: version_key(r["cuda_version"]))
+    if not candidates:
+        return None
+    row = candidates[0]
+    upper = row["minor_compat_max_driver"]
+    return DriverRequirement(
+        cuda_version=row["cuda_version"],
+        linux_min_driver=_driver_number(row["linux_x86_64_min_driver"]),
+        windows_min_driver=_driver_number(row["windows_x86_64_min_driver"]),
+        minor_compat_min_driver=_driver_number(row["minor_compat_min_driver"].split("(")[0]),
+        minor_compat_max_driver=_driver_number(upper) if upper.startswith("<") else None,
+        source_url=row["source_url"],
+    )
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    """A GPU model's compute capability (gpu_cc.csv)."""
+
+    name: str
+    compute_capability: str
+    architecture: str
+    source_url: str
+
+
+def _normalise_gpu(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "")).strip()
+
+
+def gpu_model(name: str) -> GpuModel | None:
+    """The table row whose model name best matches an NVML/nvidia-smi product name."""
+    wanted = _normalise_gpu(name)
+    best: tuple[int, GpuModel] | None = None
+    for row in _rows("gpu_cc.csv"):
+        model = _normalise_gpu(row["gpu_model"])
+        if model == wanted or (model and f" {model} " in f" {wanted} "):
+            score = len(model)
+            if best is None or score > best[0]:
+                best = (score, GpuModel(row["gpu_model"], row["compute_capability"], row["architecture"], row["source_url"]))
+    return best[1] if best else None
+
+
+def pinned_version_ok(pin: Requirement, installed: str) -> bool:
+    """Whether an installed version satisfies a pin of TF's ``and-cuda`` extra."""
+    try:
+        return Version(installed) in pin.specifier
+    except InvalidVersion:
+        return True
+
+
+def arch_row(tf_version: str) -> dict[str, str] | None:
+    """The tf_archs.csv row for this release, or the newest older Linux row."""
+    rows = [r for r in _rows("tf_archs.csv") if r["platform"] == "linux-x86_64"]
+    key = version_key(major_minor(tf_version))
+    older = [r for r in rows if version_key(major_minor(r["tf_version"])) <= key]
+    return max(older, key=lambda r: version_key(r["tf_version"])) if older else None

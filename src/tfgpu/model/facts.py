@@ -1,0 +1,238 @@
+"""The immutable snapshot the doctor decides on: everything collected about one machine.
+
+Each part is ``T | Unavailable``: a collector that failed leaves the reason in place of the
+value, so the checks can turn the failure itself into a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tfgpu.model.unavailable import Unavailable
+
+FACTS_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    """A display or accelerator device on the PCI bus (``/sys/bus/pci/devices``).
+
+    Lets the doctor tell "no NVIDIA GPU" from "an NVIDIA GPU whose driver is not loaded",
+    and recognise AMD, Intel and other accelerators.
+    """
+
+    address: str
+    vendor_id: str
+    device_id: str
+    class_code: str
+    driver: str | None
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """The operating system, the Python interpreter and the container or WSL around them."""
+
+    os_name: str
+    os_release: str
+    kernel: str
+    machine: str
+    libc: str
+    wsl: bool
+    container: str | None
+    cpu: str
+    python_version: str
+    python_executable: str
+    venv_prefix: str | None
+    conda_prefix: str | None
+    pci_devices: tuple[PciDevice, ...] = ()
+    device_nodes: tuple[str, ...] = ()
+    kernel_module_version: str | Unavailable = Unavailable("not read", "/proc/driver/nvidia/version")
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """One installed Python distribution that matters for TensorFlow on GPUs."""
+
+    name: str
+    version: str
+    location: str
+
+
+@dataclass(frozen=True)
+class PackageFacts:
+    """The relevant installed distributions (tensorflow*, keras, tf-keras, nvidia-*)."""
+
+    distributions: tuple[Distribution, ...]
+
+    def get(self, name: str) -> Distribution | None:
+        """The distribution of that normalized name, or None."""
+        for dist in self.distributions:
+            if dist.name == name:
+                return dist
+        return None
+
+
+@dataclass(frozen=True)
+class TfBuildInfo:
+    """What TensorFlow was built for, read from ``tensorflow/python/platform/build_info.py``.
+
+    The same values ``tf.sysconfig.get_build_info()`` returns, without importing TensorFlow.
+    """
+
+    is_cuda_build: bool
+    is_rocm_build: bool
+    is_tensorrt_build: bool
+    cuda_version: str | None
+    cudnn_version: str | None
+    compute_capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TensorFlowFacts:
+    """The installed TensorFlow, found on disk, never imported."""
+
+    distribution: str
+    version: str
+    package_dir: str
+    build: TfBuildInfo | Unavailable
+    runpaths: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(shared object, its RUNPATH entries with ``$ORIGIN`` expanded), for TF's own libraries."""
+
+
+@dataclass(frozen=True)
+class SearchDir:
+    """One directory of the dynamic loader's search order, and why it is searched."""
+
+    path: str
+    origin: str
+    """``ld_library_path``, ``runpath``, ``ld_cache``, ``default`` or, outside TF's search, ``elsewhere``."""
+
+
+@dataclass(frozen=True)
+class LibraryCopy:
+    """One file that provides a needed library, and the directory origin that reaches it."""
+
+    path: str
+    origin: str
+    """A SearchDir origin when TF's loader searches that directory, else ``elsewhere``."""
+    version: str | Unavailable
+
+
+@dataclass(frozen=True)
+class CudaLibrary:
+    """Every copy found of one library (or XLA tool) TensorFlow needs, in loader order.
+
+    The first copy whose origin is not ``elsewhere`` is the one TF would load; copies after it
+    on the search path are shadowed; ``elsewhere`` copies are installed but invisible to TF.
+    """
+
+    name: str
+    soname: str
+    required: bool
+    copies: tuple[LibraryCopy, ...] = ()
+
+    @property
+    def loaded(self) -> LibraryCopy | None:
+        """The copy TF's loader would pick, or None when it finds none."""
+        return next((c for c in self.copies if c.origin != "elsewhere"), None)
+
+    @property
+    def elsewhere(self) -> tuple[LibraryCopy, ...]:
+        """Copies installed outside every directory TF searches."""
+        return tuple(c for c in self.copies if c.origin == "elsewhere")
+
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    """The CUDA libraries TensorFlow needs, located the way its loader would search."""
+
+    cuda_major: str
+    libraries: tuple[CudaLibrary, ...]
+    search_order: tuple[SearchDir, ...]
+    foreign_cudart: tuple[LibraryCopy, ...] = ()
+    """CUDA runtimes of another major version on LD_LIBRARY_PATH (a second CUDA install)."""
+
+    def get(self, name: str) -> CudaLibrary | None:
+        """The library of that short name (``cudart``, ``cudnn``, ``ptxas``…), or None."""
+        for lib in self.libraries:
+            if lib.name == name:
+                return lib
+        return None
+
+
+@dataclass(frozen=True)
+class NvmlStatus:
+    """Whether NVML could be used, and the NVML error class when not."""
+
+    available: bool
+    error_kind: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DriverFacts:
+    """The NVIDIA driver as NVML (or nvidia-smi) reports it."""
+
+    driver_version: str
+    cuda_driver_version: str | Unavailable
+    """Newest CUDA version the driver supports, as ``12.4`` (nvidia-smi's "CUDA Version")."""
+    source: str
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    """A process holding memory on a GPU."""
+
+    pid: int
+    name: str
+    used_memory_bytes: int | None
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    """One NVIDIA GPU. Fields mirror ``nvidia-smi --query-gpu`` keys named in their docstrings."""
+
+    index: int
+    name: str
+    uuid: str | Unavailable
+    pci_bus_id: str | Unavailable
+    compute_capability: str | Unavailable
+    memory_total_bytes: int | Unavailable
+    memory_used_bytes: int | Unavailable
+    utilization_percent: int | Unavailable = Unavailable("not read", "nvml")
+    temperature_celsius: int | Unavailable = Unavailable("not read", "nvml")
+    slowdown_temperature_celsius: int | Unavailable = Unavailable("not read", "nvml")
+    power_draw_watts: float | Unavailable = Unavailable("not read", "nvml")
+    power_limit_watts: float | Unavailable = Unavailable("not read", "nvml")
+    sm_clock_mhz: int | Unavailable = Unavailable("not read", "nvml")
+    max_sm_clock_mhz: int | Unavailable = Unavailable("not read", "nvml")
+    throttle_reasons: tuple[str, ...] | Unavailable = Unavailable("not read", "nvml")
+    persistence_mode: bool | Unavailable = Unavailable("not read", "nvml")
+    mig_mode: bool | Unavailable = Unavailable("not read", "nvml")
+    ecc_enabled: bool | Unavailable = Unavailable("not read", "nvml")
+    processes: tuple[GpuProcess, ...] | Unavailable = Unavailable("not read", "nvml")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the static doctor knows about one machine.
+
+    ``tensorflow`` is None when no TensorFlow distribution is installed.
+    """
+
+    host: HostFacts | Unavailable
+    packages: PackageFacts | Unavailable
+    tensorflow: TensorFlowFacts | None | Unavailable
+    libraries: LibraryFacts | None | Unavailable
+    driver: DriverFacts | Unavailable
+    gpus: tuple[GpuFacts, ...] | Unavailable
+    environ: tuple[tuple[str, str], ...] | Unavailable
+    nvml: NvmlStatus = NvmlStatus(available=False, reason="not queried")
+    schema_version: int = FACTS_SCHEMA_VERSION
+    tfgpu_version: str = field(default="")
+
+    def env(self, name: str) -> str | None:
+        """The value of one collected environment variable, or None when unset."""
+        if isinstance(self.environ, Unavailable):
+            return None
+        return dict(self.environ).get(name)

@@ -1,0 +1,359 @@
+"""The NvmlClient protocol and its only real implementation, over nvidia-ml-py.
+
+Every query either returns a value or raises ``NvmlUnavailable`` with the reason in words.
+``PynvmlClient`` initialises NVML lazily on the first query, under a lock, and shuts it down
+at exit (nvitop's pattern; gpustat initialising at import time is the anti-pattern).
+Source of each value: the NVML function named in each method's docstring.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol, TypeVar
+
+from tfgpu.nvml.errors import NvmlUnavailable, describe
+
+T = TypeVar("T")
+
+CLOCK_KINDS = ("graphics", "sm", "memory")
+
+
+@dataclass(frozen=True)
+class MemoryInfo:
+    """Frame-buffer memory in bytes (nvidia-smi ``memory.total``, ``memory.used``, ``memory.free``)."""
+
+    total_bytes: int
+    used_bytes: int
+    free_bytes: int
+
+
+@dataclass(frozen=True)
+class Utilization:
+    """Percent of the last sample period the GPU and its memory were busy."""
+
+    gpu_percent: int
+    memory_percent: int
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """A process with a context on a GPU."""
+
+    pid: int
+    used_memory_bytes: int | None
+
+
+class NvmlClient(Protocol):
+    """Read-only access to NVML; every method may raise ``NvmlUnavailable``."""
+
+    def driver_version(self) -> str:
+        """Driver version string (nvmlSystemGetDriverVersion)."""
+        ...
+
+    def cuda_driver_version(self) -> int:
+        """Newest CUDA the driver supports, e.g. 12040 (nvmlSystemGetCudaDriverVersion_v2)."""
+        ...
+
+    def device_count(self) -> int:
+        """Number of GPUs NVML sees (nvmlDeviceGetCount)."""
+        ...
+
+    def name(self, index: int) -> str:
+        """Product name (nvmlDeviceGetName)."""
+        ...
+
+    def uuid(self, index: int) -> str:
+        """GPU UUID (nvmlDeviceGetUUID)."""
+        ...
+
+    def pci_bus_id(self, index: int) -> str:
+        """PCI bus id (nvmlDeviceGetPciInfo)."""
+        ...
+
+    def compute_capability(self, index: int) -> tuple[int, int]:
+        """CUDA compute capability (nvmlDeviceGetCudaComputeCapability)."""
+        ...
+
+    def memory_info(self, index: int) -> MemoryInfo:
+        """Frame-buffer memory (nvmlDeviceGetMemoryInfo)."""
+        ...
+
+    def utilization(self, index: int) -> Utilization:
+        """Utilization rates (nvmlDeviceGetUtilizationRates)."""
+        ...
+
+    def temperature_celsius(self, index: int) -> int:
+        """GPU core temperature (nvmlDeviceGetTemperature)."""
+        ...
+
+    def slowdown_temperature_celsius(self, index: int) -> int:
+        """Temperature at which the GPU slows down (nvmlDeviceGetTemperatureThreshold)."""
+        ...
+
+    def power_draw_watts(self, index: int) -> float:
+        """Power draw (nvmlDeviceGetPowerUsage)."""
+        ...
+
+    def power_limit_watts(self, index: int) -> float:
+        """Enforced power limit (nvmlDeviceGetEnforcedPowerLimit)."""
+        ...
+
+    def clock_mhz(self, index: int, kind: str) -> int:
+        """Current clock of ``kind`` in CLOCK_KINDS (nvmlDeviceGetClockInfo)."""
+        ...
+
+    def max_clock_mhz(self, index: int, kind: str) -> int:
+        """Maximum clock of ``kind`` (nvmlDeviceGetMaxClockInfo)."""
+        ...
+
+    def clocks_event_reasons(self, index: int) -> int:
+        """Bitmask of why clocks are held down (nvmlDeviceGetCurrentClocksEventReasons)."""
+        ...
+
+    def persistence_mode(self, index: int) -> bool:
+        """Persistence mode (nvmlDeviceGetPersistenceMode)."""
+        ...
+
+    def mig_mode(self, index: int) -> bool:
+        """Whether MIG is enabled now (nvmlDeviceGetMigMode)."""
+        ...
+
+    def ecc_enabled(self, index: int) -> bool:
+        """Whether ECC is on now (nvmlDeviceGetEccMode)."""
+        ...
+
+    def processes(self, index: int) -> list[ProcessInfo]:
+        """Compute and graphics processes (nvmlDeviceGetComputeRunningProcesses and graphics)."""
+        ...
+
+    def process_name(self, pid: int) -> str:
+        """Process name (nvmlSystemGetProcessName)."""
+        ...
+
+
+def _load_binding() -> ModuleType:
+    try:
+        import pynvml
+    except ImportError as exc:
+        raise NvmlUnavailable(
+            "nvidia-ml-py is not installed", "import pynvml", kind="BindingMissing"
+        ) from exc
+    # An old unofficial `pynvml` distribution can shadow nvidia-ml-py's module; it lacks
+    # functions every supported driver has (gpustat and nvitop probe the same way).
+    if not hasattr(pynvml, "nvmlDeviceGetCudaComputeCapability"):
+        raise NvmlUnavailable(
+            "the pynvml module is an old unofficial binding, not nvidia-ml-py",
+            "import pynvml",
+            kind="BadBinding",
+        )
+    return pynvml
+
+
+class PynvmlClient:
+    """NvmlClient over nvidia-ml-py. Thread-safe; initialises on first use."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._nvml: ModuleType | None = None
+        self._init_error: NvmlUnavailable | None = None
+        self._handles: dict[int, Any] = {}
+
+    def _module(self) -> ModuleType:
+        with self._lock:
+            if self._nvml is not None:
+                return self._nvml
+            if self._init_error is not None:
+                raise self._init_error
+            try:
+                nvml = _load_binding()
+                nvml.nvmlInit()
+            except NvmlUnavailable as exc:
+                self._init_error = exc
+                raise
+            except Exception as exc:  # noqa: BLE001 - any NVMLError subclass or OSError
+                self._init_error = _translate(exc, "nvml:nvmlInit")
+                raise self._init_error from exc
+            atexit.register(self._shutdown)
+            self._nvml = nvml
+            return nvml
+
+    def _shutdown(self) -> None:
+        with self._lock:
+            if self._nvml is not None:
+                try:
+                    self._nvml.nvmlShutdown()
+                except Exception:  # noqa: BLE001,S110 - nothing to do at exit
+                    pass
+                self._nvml = None
+
+    def _call(self, source: str, fn: Callable[[ModuleType], T]) -> T:
+        nvml = self._module()
+        try:
+            return fn(nvml)
+        except NvmlUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - NVMLError subclasses are created dynamically
+            raise _translate(exc, f"nvml:{source}") from exc
+
+    def _handle(self, index: int) -> Any:
+        if index not in self._handles:
+            self._handles[index] = self._call(
+                "nvmlDeviceGetHandleByIndex", lambda n: n.nvmlDeviceGetHandleByIndex(index)
+            )
+        return self._handles[index]
+
+    def _device(self, index: int, source: str, fn: Callable[[ModuleType, Any], T]) -> T:
+        handle = self._handle(index)
+        return self._call(source, lambda n: fn(n, handle))
+
+    def driver_version(self) -> str:
+        """See NvmlClient."""
+        return _text(self._call("nvmlSystemGetDriverVersion", lambda n: n.nvmlSystemGetDriverVersion()))
+
+    def cuda_driver_version(self) -> int:
+        """See NvmlClient."""
+        return int(self._call("nvmlSystemGetCudaDriverVersion", _cuda_driver_version))
+
+    def device_count(self) -> int:
+        """See NvmlClient."""
+        return int(self._call("nvmlDeviceGetCount", lambda n: n.nvmlDeviceGetCount()))
+
+    def name(self, index: int) -> str:
+        """See NvmlClient."""
+        return _text(self._device(index, "nvmlDeviceGetName", lambda n, h: n.nvmlDeviceGetName(h)))
+
+    def uuid(self, index: int) -> str:
+        """See NvmlClient."""
+        return _text(self._device(index, "nvmlDeviceGetUUID", lambda n, h: n.nvmlDeviceGetUUID(h)))
+
+    def pci_bus_id(self, index: int) -> str:
+        """See NvmlClient."""
+        info = self._device(index, "nvmlDeviceGetPciInfo", lambda n, h: n.nvmlDeviceGetPciInfo(h))
+        return _text(info.busId)
+
+    def compute_capability(self, index: int) -> tuple[int, int]:
+        """See NvmlClient."""
+        major, minor = self._device(
+            index, "nvmlDeviceGetCudaComputeCapability", lambda n, h: n.nvmlDeviceGetCudaComputeCapability(h)
+        )
+        return int(major), int(minor)
+
+    def memory_info(self, index: int) -> MemoryInfo:
+        """See NvmlClient."""
+        mem = self._device(index, "nvmlDeviceGetMemoryInfo", lambda n, h: n.nvmlDeviceGetMemoryInfo(h))
+        return MemoryInfo(int(mem.total), int(mem.used), int(mem.free))
+
+    def utilization(self, index: int) -> Utilization:
+        """See NvmlClient."""
+        rates = self._device(
+            index, "nvmlDeviceGetUtilizationRates", lambda n, h: n.nvmlDeviceGetUtilizationRates(h)
+        )
+        return Utilization(int(rates.gpu), int(rates.memory))
+
+    def temperature_celsius(self, index: int) -> int:
+        """See NvmlClient."""
+        return int(
+            self._device(
+                index, "nvmlDeviceGetTemperature", lambda n, h: n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU)
+            )
+        )
+
+    def slowdown_temperature_celsius(self, index: int) -> int:
+        """See NvmlClient."""
+        return int(
+            self._device(
+                index,
+                "nvmlDeviceGetTemperatureThreshold",
+                lambda n, h: n.nvmlDeviceGetTemperatureThreshold(h, n.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
+            )
+        )
+
+    def power_draw_watts(self, index: int) -> float:
+        """See NvmlClient."""
+        return self._device(index, "nvmlDeviceGetPowerUsage", lambda n, h: n.nvmlDeviceGetPowerUsage(h)) / 1000.0
+
+    def power_limit_watts(self, index: int) -> float:
+        """See NvmlClient."""
+        milliwatts = self._device(
+            index, "nvmlDeviceGetEnforcedPowerLimit", lambda n, h: n.nvmlDeviceGetEnforcedPowerLimit(h)
+        )
+        return milliwatts / 1000.0
+
+    def clock_mhz(self, index: int, kind: str) -> int:
+        """See NvmlClient."""
+        return int(self._device(index, "nvmlDeviceGetClockInfo", lambda n, h: n.nvmlDeviceGetClockInfo(h, _clock(n, kind))))
+
+    def max_clock_mhz(self, index: int, kind: str) -> int:
+        """See NvmlClient."""
+        return int(
+            self._device(index, "nvmlDeviceGetMaxClockInfo", lambda n, h: n.nvmlDeviceGetMaxClockInfo(h, _clock(n, kind)))
+        )
+
+    def clocks_event_reasons(self, index: int) -> int:
+        """See NvmlClient. Falls back to the pre-535 name ``…ClocksThrottleReasons``."""
+
+        def read(n: ModuleType, h: Any) -> int:
+            fn = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or n.nvmlDeviceGetCurrentClocksThrottleReasons
+            return int(fn(h))
+
+        return self._device(index, "nvmlDeviceGetCurrentClocksEventReasons", read)
+
+    def persistence_mode(self, index: int) -> bool:
+        """See NvmlClient."""
+        mode = self._device(index, "nvmlDeviceGetPersistenceMode", lambda n, h: n.nvmlDeviceGetPersistenceMode(h))
+        return bool(mode)
+
+    def mig_mode(self, index: int) -> bool:
+        """See NvmlClient."""
+        current, _pending = self._device(index, "nvmlDeviceGetMigMode", lambda n, h: n.nvmlDeviceGetMigMode(h))
+        return bool(current)
+
+    def ecc_enabled(self, index: int) -> bool:
+        """See NvmlClient."""
+        current, _pending = self._device(index, "nvmlDeviceGetEccMode", lambda n, h: n.nvmlDeviceGetEccMode(h))
+        return bool(current)
+
+    def processes(self, index: int) -> list[ProcessInfo]:
+        """See NvmlClient. A pid in both lists is reported once."""
+
+        def read(n: ModuleType, h: Any) -> list[ProcessInfo]:
+            seen: dict[int, ProcessInfo] = {}
+            for fn in (n.nvmlDeviceGetComputeRunningProcesses, n.nvmlDeviceGetGraphicsRunningProcesses):
+                for proc in fn(h):
+                    used = proc.usedGpuMemory
+                    # NVML reports NVML_VALUE_NOT_AVAILABLE (2**64-1) or None without permission.
+                    used_bytes = None if used is None or used >= 2**63 else int(used)
+                    seen.setdefault(int(proc.pid), ProcessInfo(int(proc.pid), used_bytes))
+            return list(seen.values())
+
+        return self._device(index, "nvmlDeviceGetComputeRunningProcesses", read)
+
+    def process_name(self, pid: int) -> str:
+        """See NvmlClient."""
+        return _text(self._call("nvmlSystemGetProcessName", lambda n: n.nvmlSystemGetProcessName(pid)))
+
+
+def _cuda_driver_version(n: ModuleType) -> int:
+    fn = getattr(n, "nvmlSystemGetCudaDriverVersion_v2", None) or n.nvmlSystemGetCudaDriverVersion
+    return int(fn())
+
+
+def _clock(n: ModuleType, kind: str) -> int:
+    table = {"graphics": n.NVML_CLOCK_GRAPHICS, "sm": n.NVML_CLOCK_SM, "memory": n.NVML_CLOCK_MEM}
+    if kind not in table:
+        raise ValueError(f"clock kind must be one of {CLOCK_KINDS}: {kind!r}")
+    return int(table[kind])
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def _translate(exc: Exception, source: str) -> NvmlUnavailable:
+    kind = type(exc).__name__
+    info = describe(kind, str(exc))
+    return NvmlUnavailable(info.reason, source, kind=kind)

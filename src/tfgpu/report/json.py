@@ -1,0 +1,59 @@
+"""The automation contract: a stable JSON document with ``schema_version``.
+
+Changing the shape requires bumping REPORT_SCHEMA_VERSION; the golden-file test enforces it.
+Text output may change freely; this may not.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tfgpu.model.codec import decode, encode
+from tfgpu.model.facts import Facts
+from tfgpu.model.findings import Severity
+from tfgpu.model.results import Diagnosis
+
+REPORT_SCHEMA_VERSION = 1
+
+
+def verdict(diagnosis: Diagnosis) -> str:
+    """``errors``, ``warnings`` or ``healthy``."""
+    severities = {f.severity for f in diagnosis.findings}
+    if Severity.ERROR in severities:
+        return "errors"
+    if Severity.WARNING in severities:
+        return "warnings"
+    return "healthy"
+
+
+def report_document(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON-ready report: verdict, findings, and the facts they came from."""
+    doc: dict[str, Any] = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "tool": "tfgpu",
+        "tfgpu_version": diagnosis.facts.tfgpu_version,
+        "verdict": verdict(diagnosis),
+        "findings": [encode(f) for f in diagnosis.findings],
+        "facts": encode(diagnosis.facts),
+    }
+    doc.update(extra or {})
+    return doc
+
+
+def render_json(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> str:
+    """The report as indented JSON text."""
+    return json.dumps(report_document(diagnosis, extra), indent=2, sort_keys=False) + "\n"
+
+
+def facts_from_document(doc: Any) -> Facts:
+    """The Facts of a report written by ``--json`` (for ``doctor --from``).
+
+    Raises:
+        ValueError: not a tfgpu report, or a schema this version cannot read.
+    """
+    if not isinstance(doc, dict) or doc.get("tool") != "tfgpu" or "facts" not in doc:
+        raise ValueError("not a tfgpu doctor --json report")
+    if doc.get("schema_version") != REPORT_SCHEMA_VERSION:
+        raise ValueError(f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {REPORT_SCHEMA_VERSION}")
+    return decode(Facts, doc["facts"])

@@ -1,0 +1,87 @@
+"""A paste-ready bug report with personal data removed (collect_env's anonymisation, extended).
+
+Removed: the user name, the host name, home directories, GPU and MIG UUIDs, and the values of
+environment variables whose names look secret, plus well-known token shapes anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from tfgpu.model.findings import Severity
+from tfgpu.model.results import Diagnosis
+from tfgpu.report.json import report_document, verdict
+
+_UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|AUTH|CREDENTIAL|COOKIE|SESSION", re.I)
+_TOKEN_SHAPES = re.compile(
+    r"\b(ghp_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|"
+    r"sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\b"
+)
+_HOME = re.compile(r"(/home/|/Users/|C:\\\\Users\\\\|C:\\Users\\)([^/\\\s\"']+)")
+
+
+@dataclass(frozen=True)
+class Redactions:
+    """Identifying strings of this machine, gathered by the caller (the report never collects)."""
+
+    user: str | None = None
+    host: str | None = None
+
+
+def redact(text: str, redactions: Redactions) -> str:
+    """Remove personal and secret data from any text.
+
+    Examples:
+        >>> redact("/home/ada/x on ada-laptop GPU-12345678-1234-1234-1234-123456789abc", Redactions("ada", "ada-laptop"))
+        '/home/<user>/x on <host> GPU-<uuid>'
+    """
+    out = _UUID.sub(lambda m: f"{m.group(1)}-<uuid>", text)
+    out = _TOKEN_SHAPES.sub("<token>", out)
+    out = _HOME.sub(lambda m: f"{m.group(1)}<user>", out)
+    if redactions.host and len(redactions.host) > 2:
+        out = re.sub(re.escape(redactions.host), "<host>", out, flags=re.I)
+    if redactions.user and len(redactions.user) > 2:
+        out = re.sub(rf"\b{re.escape(redactions.user)}\b", "<user>", out)
+    return out
+
+
+def _redact_environ(doc: dict) -> None:
+    env = doc.get("facts", {}).get("environ")
+    if isinstance(env, list):
+        doc["facts"]["environ"] = [
+            [name, "<redacted>" if _SECRET_NAME.search(name) else value] for name, value in env
+        ]
+
+
+def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
+    """The whole report as GitHub-flavoured Markdown, redacted."""
+    doc = report_document(diagnosis)
+    _redact_environ(doc)
+    lines = [
+        "### tfgpu doctor report",
+        "",
+        f"**Verdict:** {verdict(diagnosis)}  ",
+        f"**tfgpu:** {diagnosis.facts.tfgpu_version or 'unknown'}",
+        "",
+        "| | finding | summary | fix |",
+        "|---|---|---|---|",
+    ]
+    marks = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARNING: "⚠️", Severity.ERROR: "❌"}
+    for f in diagnosis.findings:
+        cells = [marks[f.severity], f"`{f.id}`", f.summary, f"`{f.hint}`" if f.hint else ""]
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    lines += [
+        "",
+        "<details><summary>Collected facts (JSON)</summary>",
+        "",
+        "```json",
+        json.dumps(doc["facts"], indent=1),
+        "```",
+        "",
+        "</details>",
+        "",
+    ]
+    return redact("\n".join(lines), redactions)

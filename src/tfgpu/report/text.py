@@ -1,0 +1,117 @@
+"""The human report: sections, one mark per check, the cause and the exact fix under each problem."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from tfgpu.model.facts import GpuFacts
+from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.results import Diagnosis
+from tfgpu.model.unavailable import Unavailable
+
+MARKS = {
+    Severity.OK: ("✓", "green"),
+    Severity.INFO: ("i", "cyan"),
+    Severity.WARNING: ("!", "yellow"),
+    Severity.ERROR: ("✗", "bold red"),
+}
+
+
+def make_console(stream: TextIO, *, color: bool, width: int | None = None) -> Console:
+    """A rich console on ``stream``: colour only when asked (the CLI asks only on a TTY)."""
+    return Console(
+        file=stream, force_terminal=color, no_color=not color, color_system="auto" if color else None,
+        width=width or 100, highlight=False, emoji=False, soft_wrap=False,
+    )
+
+
+def _finding(console: Console, finding: Finding) -> None:
+    mark, style = MARKS[finding.severity]
+    line = Text.assemble((f" {mark} ", style), (finding.summary, "bold" if finding.severity is Severity.ERROR else ""))
+    console.print(line)
+    if finding.severity is Severity.OK:
+        return
+    if finding.detail:
+        console.print(Text("     " + finding.detail), overflow="fold")
+    if finding.hint:
+        # Never wrap a fix: it is a command to copy and paste.
+        console.print(Text.assemble(("     fix: ", "bold"), (finding.hint, "cyan")), soft_wrap=True)
+    if finding.link:
+        console.print(Text(f"     see: {finding.link}", style="dim"), overflow="fold")
+    console.print(Text(f"     [{finding.id}]", style="dim"))
+
+
+def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
+    """The one-line verdict and its style."""
+    errors = [f for f in diagnosis.findings if f.severity is Severity.ERROR]
+    warnings = [f for f in diagnosis.findings if f.severity is Severity.WARNING]
+    gpus = diagnosis.facts.gpus
+    count = 0 if isinstance(gpus, Unavailable) else len(gpus)
+    scope = " (static checks; TensorFlow was not started)" if static else ""
+    if errors:
+        first = errors[0].summary
+        return (
+            f"TensorFlow cannot use a GPU here: {len(errors)} error(s), {len(warnings)} warning(s){scope}. "
+            f"Start with: {first}",
+            "bold red",
+        )
+    if warnings:
+        return f"Usable, with {len(warnings)} warning(s) to look at{scope}.", "yellow"
+    return f"Healthy: nothing stops TensorFlow from using {count} GPU(s){scope}.", "bold green"
+
+
+def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) -> None:
+    """Print the report section by section, worst first inside each section."""
+    console.print(Text("tfgpu doctor", style="bold"))
+    for section in Section:
+        found = [f for f in diagnosis.findings if f.section is section]
+        console.print()
+        console.print(Text(section.value, style="bold underline"))
+        if section is Section.HARDWARE:
+            _gpu_lines(console, diagnosis)
+        if not found:
+            console.print(Text(_empty_note(diagnosis, section), style="dim"))
+        for finding in found:
+            _finding(console, finding)
+    console.print()
+    text, style = headline(diagnosis, static=static)
+    console.print(Text(text, style=style), overflow="fold")
+
+
+def _empty_note(diagnosis: Diagnosis, section: Section) -> str:
+    if section is Section.CUDA and diagnosis.facts.libraries is None:
+        return "   not checked: no CUDA build of TensorFlow is installed"
+    return "   nothing to report"
+
+
+def _gpu_lines(console: Console, diagnosis: Diagnosis) -> None:
+    gpus = diagnosis.facts.gpus
+    if isinstance(gpus, Unavailable):
+        return
+    for gpu in gpus:
+        console.print(Text("   " + gpu_line(gpu), style="dim"), overflow="fold")
+
+
+def _val(value: object, unit: str = "") -> str:
+    if isinstance(value, Unavailable) or value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.0f}{unit}"
+    return f"{value}{unit}"
+
+
+def gpu_line(gpu: GpuFacts) -> str:
+    """One dense line of a GPU's live state."""
+    gib = 1024**3
+    used = gpu.memory_used_bytes
+    total = gpu.memory_total_bytes
+    memory = f"{used / gib:.1f}/{total / gib:.0f} GiB" if isinstance(used, int) and isinstance(total, int) else "n/a"
+    return (
+        f"GPU {gpu.index}: {memory} used, {_val(gpu.utilization_percent, '%')} busy, "
+        f"{_val(gpu.temperature_celsius, '°C')}, {_val(gpu.power_draw_watts, ' W')} of {_val(gpu.power_limit_watts, ' W')}, "
+        f"SM {_val(gpu.sm_clock_mhz)}/{_val(gpu.max_sm_clock_mhz)} MHz"
+    )
+

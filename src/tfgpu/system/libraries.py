@@ -1,0 +1,237 @@
+"""Find the CUDA libraries TensorFlow needs the way its loader would, and their versions.
+
+glibc's dlopen("libX.so.N") from libtensorflow_framework searches, in order: LD_LIBRARY_PATH,
+the caller's RUNPATH, /etc/ld.so.cache, then /lib64, /usr/lib64, /lib, /usr/lib (ld.so(8)).
+A copy anywhere else (a pip wheel directory missing from the RUNPATH, conda's lib/, a CUDA
+toolkit not on LD_LIBRARY_PATH) is installed but invisible to TF: the doctor reports it with
+the export line that makes it visible. XLA finds ptxas and libdevice separately, through
+``--xla_gpu_cuda_data_dir``, the pip ``nvidia/cuda_nvcc`` wheel, /usr/local/cuda and PATH.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tfgpu.knowledge.libraries import WantedLibrary, wheel_distribution
+from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
+from tfgpu.model.unavailable import Unavailable
+from tfgpu.system.runner import CommandRunner
+
+DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
+CUDA_ROOT_GLOBS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda")
+_LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
+_FILE_VERSION = re.compile(r"\.so\.(\d+(?:\.\d+)+)$")
+_DATA_DIR_FLAG = re.compile(r"--xla_gpu_cuda_data_dir=(\S+)")
+_PTXAS_VERSION = re.compile(r"release (\d+\.\d+), V(\d+\.\d+\.\d+)")
+
+
+def parse_ldconfig(text: str, machine: str = "x86-64") -> dict[str, list[str]]:
+    """soname → paths from ``ldconfig -p``, keeping entries of this machine's ABI.
+
+    Examples:
+        >>> parse_ldconfig("\\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1")
+        {'libcuda.so.1': ['/usr/lib/x86_64-linux-gnu/libcuda.so.1']}
+    """
+    out: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        match = _LDCONFIG_LINE.match(line)
+        if match and (machine in match.group(2) or "," not in match.group(2)):
+            out.setdefault(match.group(1), []).append(match.group(3))
+    return out
+
+
+def read_ld_cache(runner: CommandRunner) -> dict[str, list[str]] | Unavailable:
+    """The ld.so cache, through ``ldconfig -p`` (tried on PATH, then /sbin)."""
+    for argv in (("ldconfig", "-p"), ("/sbin/ldconfig", "-p")):
+        result = runner.run(argv, 10)
+        if result.ok:
+            return parse_ldconfig(result.stdout)
+        if result.timed_out:
+            return Unavailable("ldconfig -p timed out", "ldconfig -p")
+    return Unavailable("ldconfig not found", "ldconfig -p")
+
+
+def search_order(
+    ld_library_path: str | None, runpath: Sequence[str], ld_cache_dirs: Sequence[str]
+) -> tuple[SearchDir, ...]:
+    """The directories dlopen() searches from libtensorflow_framework, in order, deduplicated."""
+    ordered: list[SearchDir] = []
+    seen: set[str] = set()
+    groups = (
+        ("ld_library_path", [p for p in (ld_library_path or "").split(":") if p]),
+        ("runpath", list(runpath)),
+        ("ld_cache", list(ld_cache_dirs)),
+        ("default", list(DEFAULT_DIRS)),
+    )
+    for origin, paths in groups:
+        for path in paths:
+            norm = os.path.normpath(path)
+            if norm not in seen:
+                seen.add(norm)
+                ordered.append(SearchDir(norm, origin))
+    return tuple(ordered)
+
+
+def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None) -> list[str]:
+    """Places CUDA libraries are often installed that TF's loader does not search by itself."""
+    dirs: list[str] = []
+    for site in site_dirs:
+        dirs.extend(sorted(glob.glob(os.path.join(site, "nvidia", "*", "lib"))))
+    if conda_prefix:
+        dirs.append(os.path.join(conda_prefix, "lib"))
+    for pattern in CUDA_ROOT_GLOBS:
+        for root in sorted(glob.glob(pattern)):
+            dirs.extend([os.path.join(root, "lib64"), os.path.join(root, "targets", "x86_64-linux", "lib")])
+    dirs.append("/usr/lib/wsl/lib")
+    return [d for d in dirs if os.path.isdir(d)]
+
+
+def library_version(path: str, name: str, cuda_major: str) -> str | Unavailable:
+    """The version of one library file: its real file name, its wheel, or its own version call."""
+    real = os.path.realpath(path)
+    match = _FILE_VERSION.search(os.path.basename(real))
+    if match and match.group(1).count(".") >= 1:
+        return match.group(1)
+    wheel = _wheel_version(real, cuda_major)
+    if wheel:
+        return wheel
+    if name in ("cudart", "cudnn"):
+        return _ctypes_version(real, name)
+    return Unavailable("version not recorded in the file name or a wheel", path)
+
+
+def _wheel_version(real: str, cuda_major: str) -> str | None:
+    parts = Path(real).parts
+    if len(parts) < 4 or parts[-2] != "lib" or parts[-4] != "nvidia":
+        return None
+    site = Path(*parts[:-4])
+    dist = wheel_distribution(parts[-3], cuda_major).replace("-", "_")
+    for info in sorted(site.glob(f"{dist}-*.dist-info")):
+        return info.name[len(dist) + 1 : -len(".dist-info")]
+    return None
+
+
+def _ctypes_version(path: str, name: str) -> str | Unavailable:
+    """cudaRuntimeGetVersion / cudnnGetVersion: both are safe to call without a GPU."""
+    try:
+        lib = ctypes.CDLL(path)
+        if name == "cudart":
+            value = ctypes.c_int(0)
+            if lib.cudaRuntimeGetVersion(ctypes.byref(value)) != 0:
+                return Unavailable("cudaRuntimeGetVersion failed", path)
+            v = value.value
+            return f"{v // 1000}.{v % 1000 // 10}"
+        lib.cudnnGetVersion.restype = ctypes.c_size_t
+        v = int(lib.cudnnGetVersion())
+        # cuDNN 9 encodes 90300 for 9.3.0; cuDNN 8 encodes 8907 for 8.9.7.
+        return f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 90000 else f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
+    except (OSError, AttributeError) as exc:
+        return Unavailable(f"cannot load to ask its version: {exc}", path)
+
+
+def locate(
+    wanted: Sequence[WantedLibrary],
+    order: Sequence[SearchDir],
+    elsewhere_dirs: Sequence[str],
+    ld_cache: Mapping[str, list[str]],
+    cuda_major: str,
+) -> tuple[CudaLibrary, ...]:
+    """Every copy of each wanted library: on TF's search path (in order), then elsewhere."""
+    out = []
+    searched = {d.path for d in order}
+    for lib in wanted:
+        copies: list[LibraryCopy] = []
+        seen: set[str] = set()
+        for d in order:
+            candidates = ld_cache.get(lib.soname, []) if d.origin == "ld_cache" else [os.path.join(d.path, lib.soname)]
+            for path in candidates:
+                if d.origin == "ld_cache" and os.path.dirname(path) != d.path:
+                    continue
+                if path not in seen and os.path.exists(path):
+                    seen.add(path)
+                    copies.append(LibraryCopy(path, d.origin, library_version(path, lib.name, cuda_major)))
+        for directory in elsewhere_dirs:
+            path = os.path.join(os.path.normpath(directory), lib.soname)
+            if os.path.normpath(directory) not in searched and path not in seen and os.path.exists(path):
+                seen.add(path)
+                copies.append(LibraryCopy(path, "elsewhere", library_version(path, lib.name, cuda_major)))
+        out.append(CudaLibrary(lib.name, lib.soname, lib.required, tuple(copies)))
+    return tuple(out)
+
+
+def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str]) -> list[tuple[str, str]]:
+    """(root, origin) where XLA looks for ptxas and libdevice, in its order."""
+    roots: list[tuple[str, str]] = []
+    flag = _DATA_DIR_FLAG.search(environ.get("XLA_FLAGS", ""))
+    if flag:
+        roots.append((flag.group(1), "xla_flags"))
+    roots.extend((os.path.join(site, "nvidia", "cuda_nvcc"), "wheel") for site in site_dirs)
+    roots.append(("/usr/local/cuda", "default"))
+    return roots
+
+
+def locate_xla_tools(
+    environ: Mapping[str, str], site_dirs: Sequence[str], runner: CommandRunner
+) -> tuple[CudaLibrary, CudaLibrary]:
+    """ptxas (XLA compiles PTX with it) and libdevice.10.bc (math functions for XLA kernels)."""
+    roots = cuda_roots(environ, site_dirs)
+    path_dirs = [(p, "path") for p in environ.get("PATH", "").split(":") if p]
+    ptxas = []
+    for root, origin in [(os.path.join(r, "bin"), o) for r, o in roots] + path_dirs:
+        candidate = os.path.join(root, "ptxas")
+        if os.path.isfile(candidate) and candidate not in [c.path for c in ptxas]:
+            ptxas.append(LibraryCopy(candidate, origin, _ptxas_version(candidate, runner)))
+    libdevice = []
+    for root, origin in roots:
+        candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        if os.path.isfile(candidate):
+            libdevice.append(LibraryCopy(candidate, origin, Unavailable("libdevice has no version", candidate)))
+    return (
+        CudaLibrary("ptxas", "ptxas", False, tuple(ptxas)),
+        CudaLibrary("libdevice", "libdevice.10.bc", False, tuple(libdevice)),
+    )
+
+
+def _ptxas_version(path: str, runner: CommandRunner) -> str | Unavailable:
+    result = runner.run((path, "--version"), 10)
+    match = _PTXAS_VERSION.search(result.stdout)
+    return match.group(2) if match else Unavailable("ptxas --version gave no version", path)
+
+
+def collect_libraries(
+    wanted: Sequence[WantedLibrary],
+    cuda_major: str,
+    runpath: Sequence[str],
+    environ: Mapping[str, str],
+    site_dirs: Sequence[str],
+    conda_prefix: str | None,
+    runner: CommandRunner,
+) -> LibraryFacts:
+    """Locate every library and XLA tool a CUDA build of TF needs.
+
+    Source: ``ldconfig -p``, LD_LIBRARY_PATH, the RUNPATH of libtensorflow_framework.so.2,
+    the file system, wheel metadata, and ``ptxas --version``.
+    """
+    cache = read_ld_cache(runner)
+    cache_map = {} if isinstance(cache, Unavailable) else cache
+    cache_dirs = sorted({os.path.dirname(p) for paths in cache_map.values() for p in paths})
+    order = search_order(environ.get("LD_LIBRARY_PATH"), runpath, cache_dirs)
+    libraries = locate(wanted, order, other_install_dirs(site_dirs, conda_prefix), cache_map, cuda_major)
+    tools = locate_xla_tools(environ, site_dirs, runner)
+    return LibraryFacts(cuda_major, libraries + tools, order, foreign_cudart(environ, cuda_major))
+
+
+def foreign_cudart(environ: Mapping[str, str], cuda_major: str) -> tuple[LibraryCopy, ...]:
+    """CUDA runtimes of another major on LD_LIBRARY_PATH: the mark of a second CUDA install."""
+    out = []
+    for directory in (p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if p):
+        for path in sorted(glob.glob(os.path.join(directory, "libcudart.so.*"))):
+            major = path.rsplit(".so.", 1)[1].split(".")[0]
+            if major != cuda_major and os.path.isfile(path):
+                out.append(LibraryCopy(path, "ld_library_path", library_version(path, "cudart", major)))
+    return tuple(out)

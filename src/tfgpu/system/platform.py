@@ -1,0 +1,131 @@
+"""OS, kernel, libc, CPU, Python, virtual environments, WSL and containers."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from tfgpu.model.facts import HostFacts, PciDevice
+from tfgpu.model.unavailable import Unavailable
+
+# PCI vendor ids (pci.ids): what the doctor recognises on the bus.
+VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x19e5": "Huawei"}
+# PCI class 0x03xxxx is a display controller, 0x12xxxx a processing accelerator.
+_ACCELERATOR_CLASSES = ("0x03", "0x12")
+DEVICE_NODE_GLOBS = ("nvidia*", "dxg", "kfd", "davinci*", "dri/renderD*")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def detect_wsl(proc_version: str | None, environ: Mapping[str, str]) -> bool:
+    """WSL2 kernels say "microsoft" in /proc/version; WSL sets WSL_DISTRO_NAME.
+
+    Examples:
+        >>> detect_wsl("Linux version 5.15.153.1-microsoft-standard-WSL2", {})
+        True
+    """
+    return "microsoft" in (proc_version or "").lower() or "WSL_DISTRO_NAME" in environ
+
+
+def detect_container(root: Path, cgroup: str | None, environ: Mapping[str, str]) -> str | None:
+    """The container runtime this process runs in, or None on bare metal or a VM."""
+    if (root / ".dockerenv").exists():
+        return "docker"
+    if (root / "run/.containerenv").exists():
+        return "podman"
+    if "KUBERNETES_SERVICE_HOST" in environ:
+        return "kubernetes"
+    text = cgroup or ""
+    for marker in ("docker", "kubepods", "containerd", "lxc"):
+        if marker in text:
+            return marker
+    return None
+
+
+def os_release(root: Path) -> str:
+    """PRETTY_NAME of /etc/os-release, or the platform's own description."""
+    text = _read(root / "etc/os-release") or ""
+    for line in text.splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return platform.platform()
+
+
+def cpu_model(root: Path) -> str:
+    """The CPU model name from /proc/cpuinfo, or ``platform.processor()``."""
+    for line in (_read(root / "proc/cpuinfo") or "").splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def pci_devices(root: Path) -> tuple[PciDevice, ...]:
+    """Display controllers and accelerators on the PCI bus (sysfs).
+
+    Source: ``/sys/bus/pci/devices/*/{vendor,device,class}``; ``lspci -nn`` shows the same.
+    """
+    out = []
+    base = root / "sys/bus/pci/devices"
+    if not base.is_dir():
+        return ()
+    for dev in sorted(base.iterdir()):
+        vendor, device, klass = (_read(dev / name) for name in ("vendor", "device", "class"))
+        if vendor is None or device is None or klass is None:
+            continue
+        if not klass.strip().startswith(_ACCELERATOR_CLASSES) or vendor.strip() not in VENDORS:
+            continue
+        driver_link = dev / "driver"
+        driver = os.path.basename(os.readlink(driver_link)) if driver_link.is_symlink() else None
+        out.append(PciDevice(dev.name, vendor.strip(), device.strip(), klass.strip(), driver))
+    return tuple(out)
+
+
+def device_nodes(root: Path) -> tuple[str, ...]:
+    """GPU device files present: /dev/nvidia*, /dev/dxg (WSL2), /dev/kfd (ROCm), /dev/davinci* (Ascend)."""
+    dev = root / "dev"
+    found: set[str] = set()
+    for pattern in DEVICE_NODE_GLOBS:
+        found.update("/dev/" + str(p.relative_to(dev)) for p in dev.glob(pattern))
+    return tuple(sorted(found))
+
+
+def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None = None) -> HostFacts:
+    """Facts about this host and interpreter. ``root`` lets tests point at a recorded tree.
+
+    Source: ``platform``, ``sys``, /etc/os-release, /proc/version, /proc/1/cgroup,
+    /proc/driver/nvidia/version, /sys/bus/pci/devices.
+    """
+    env = os.environ if environ is None else environ
+    libc_name, libc_version = platform.libc_ver()
+    module = _read(root / "proc/driver/nvidia/version")
+    in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+    conda = env.get("CONDA_PREFIX") or (sys.prefix if (Path(sys.prefix) / "conda-meta").is_dir() else None)
+    return HostFacts(
+        os_name=platform.system(),
+        os_release=os_release(root),
+        kernel=platform.release(),
+        machine=platform.machine(),
+        libc=f"{libc_name} {libc_version}".strip() or "unknown",
+        wsl=detect_wsl(_read(root / "proc/version"), env),
+        container=detect_container(root, _read(root / "proc/1/cgroup"), env),
+        cpu=cpu_model(root),
+        python_version=platform.python_version(),
+        python_executable=sys.executable,
+        venv_prefix=sys.prefix if in_venv else None,
+        conda_prefix=conda,
+        pci_devices=pci_devices(root),
+        device_nodes=device_nodes(root),
+        kernel_module_version=(
+            module.strip().splitlines()[0]
+            if module
+            else Unavailable("no NVIDIA kernel module loaded", "/proc/driver/nvidia/version")
+        ),
+    )
