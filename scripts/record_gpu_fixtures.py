@@ -54,10 +54,21 @@ def record_nvml(client: PynvmlClient) -> dict[str, Any]:
         gpu = {
             name: _read(getattr(client, name), i)
             for name in (
-                "name", "uuid", "pci_bus_id", "compute_capability", "memory_info", "utilization",
-                "temperature_celsius", "slowdown_temperature_celsius", "power_draw_watts",
-                "power_limit_watts", "clocks_event_reasons", "persistence_mode", "mig_mode",
-                "ecc_enabled", "processes",
+                "name",
+                "uuid",
+                "pci_bus_id",
+                "compute_capability",
+                "memory_info",
+                "utilization",
+                "temperature_celsius",
+                "slowdown_temperature_celsius",
+                "power_draw_watts",
+                "power_limit_watts",
+                "clocks_event_reasons",
+                "persistence_mode",
+                "mig_mode",
+                "ecc_enabled",
+                "processes",
             )
         }
         gpu["clock_mhz"] = {k: _read(client.clock_mhz, i, k) for k in CLOCK_KINDS}

@@ -24,9 +24,7 @@ def _command_module(name: str) -> ModuleType:
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The parser; only the chosen subcommand's module is imported to add its options."""
-    parser = argparse.ArgumentParser(
-        prog="tfgpu", description="Get TensorFlow onto NVIDIA GPUs and keep them busy."
-    )
+    parser = argparse.ArgumentParser(prog="tfgpu", description="Get TensorFlow onto NVIDIA GPUs and keep them busy.")
     parser.add_argument("--version", action="version", version=f"tfgpu {__version__}")
     parser.add_argument("--debug", action="store_true", help="show full tracebacks of tool failures")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -63,7 +61,7 @@ def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -
             raise
         env.stderr.write(f"tfgpu {args.command}: {exc}\n")
         return ExitStatus.ERROR
-    except Exception as exc:  # noqa: BLE001 - never a traceback without --debug
+    except Exception as exc:
         if args.debug:
             raise
         env.stderr.write(

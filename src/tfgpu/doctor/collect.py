@@ -69,7 +69,9 @@ def _tensorflow(s: Sources, packages: PackageFacts | Unavailable) -> TensorFlowF
     return collect_tensorflow(packages, s.search_path)
 
 
-def _libraries(s: Sources, tf: TensorFlowFacts | None | Unavailable, host: HostFacts | Unavailable) -> LibraryFacts | None:
+def _libraries(
+    s: Sources, tf: TensorFlowFacts | Unavailable | None, host: HostFacts | Unavailable
+) -> LibraryFacts | None:
     if tf is None or isinstance(tf, Unavailable) or isinstance(tf.build, Unavailable):
         return None
     build = tf.build
@@ -109,9 +111,9 @@ class Collectors:
     host: Callable[[Sources], HostFacts] = _host
     packages: Callable[[Sources], PackageFacts] = _packages
     tensorflow: Callable[[Sources, PackageFacts | Unavailable], TensorFlowFacts | None] = _tensorflow
-    libraries: Callable[[Sources, TensorFlowFacts | None | Unavailable, HostFacts | Unavailable], LibraryFacts | None] = (
-        _libraries
-    )
+    libraries: Callable[
+        [Sources, TensorFlowFacts | Unavailable | None, HostFacts | Unavailable], LibraryFacts | None
+    ] = _libraries
     gpus: Callable[[Sources], tuple[NvmlStatus, DriverFacts | Unavailable, tuple[GpuFacts, ...] | Unavailable]] = _gpus
     environ: Callable[[Sources], tuple[tuple[str, str], ...]] = _environ
 
@@ -133,13 +135,22 @@ def collect_facts(sources: Sources, collectors: Collectors = Collectors(), tfgpu
     tf = _guard("tensorflow", lambda: collectors.tensorflow(sources, packages))
     libraries = _guard("libraries", lambda: collectors.libraries(sources, tf, host))
     gpus_result = _guard("gpus", lambda: collectors.gpus(sources))
+    nvml: NvmlStatus
+    driver: DriverFacts | Unavailable
+    gpus: tuple[GpuFacts, ...] | Unavailable
     if isinstance(gpus_result, Unavailable):
         nvml, driver, gpus = NvmlStatus(False, None, gpus_result.reason), gpus_result, gpus_result
     else:
         nvml, driver, gpus = gpus_result
     environ = _guard("environ", lambda: collectors.environ(sources))
     facts = Facts(
-        host=host, packages=packages, tensorflow=tf, libraries=libraries, driver=driver, gpus=gpus,
-        environ=environ, nvml=nvml,
+        host=host,
+        packages=packages,
+        tensorflow=tf,
+        libraries=libraries,
+        driver=driver,
+        gpus=gpus,
+        environ=environ,
+        nvml=nvml,
     )
     return replace(facts, tfgpu_version=tfgpu_version)

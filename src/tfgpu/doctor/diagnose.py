@@ -39,7 +39,9 @@ def diagnose(facts: Facts, checks: Sequence[Check] = CHECKS) -> Diagnosis:
         except Exception as exc:  # noqa: BLE001 - a bug in one check must not hide the others
             findings.append(
                 Finding(
-                    "doctor-check-failed", Severity.ERROR, Section.ENVIRONMENT,
+                    "doctor-check-failed",
+                    Severity.ERROR,
+                    Section.ENVIRONMENT,
                     f"The check {check.__name__} failed on these facts",
                     detail=f"{type(exc).__name__}: {exc}",
                     hint="This is a tfgpu bug: please report it with the output of `tfgpu doctor --markdown`.",

@@ -22,7 +22,7 @@ _DRIVER = re.compile(r"(\d+(?:\.\d+){0,2})")
 
 @functools.cache
 def _rows(name: str) -> list[dict[str, str]]:
-    text = resources.files("tfgpu.knowledge").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("tfgpu.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
     return list(csv.DictReader(io.StringIO(text)))
 
 
@@ -190,7 +190,10 @@ def gpu_model(name: str) -> GpuModel | None:
         if model == wanted or (model and f" {model} " in f" {wanted} "):
             score = len(model)
             if best is None or score > best[0]:
-                best = (score, GpuModel(row["gpu_model"], row["compute_capability"], row["architecture"], row["source_url"]))
+                best = (
+                    score,
+                    GpuModel(row["gpu_model"], row["compute_capability"], row["architecture"], row["source_url"]),
+                )
     return best[1] if best else None
 
 

@@ -91,7 +91,7 @@ def _decode_tuple(args: tuple[Any, ...], data: Any, where: str) -> tuple[Any, ..
         return tuple(_decode(args[0], item, f"{where}[{i}]") for i, item in enumerate(data))
     if len(args) != len(data):
         raise ValueError(f"{where}: expected {len(args)} items")
-    return tuple(_decode(a, item, f"{where}[{i}]") for i, (a, item) in enumerate(zip(args, data)))
+    return tuple(_decode(a, item, f"{where}[{i}]") for i, (a, item) in enumerate(zip(args, data, strict=False)))
 
 
 def _decode_dataclass(tp: Any, data: Any, where: str) -> Any:

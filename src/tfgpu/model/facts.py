@@ -222,8 +222,8 @@ class Facts:
 
     host: HostFacts | Unavailable
     packages: PackageFacts | Unavailable
-    tensorflow: TensorFlowFacts | None | Unavailable
-    libraries: LibraryFacts | None | Unavailable
+    tensorflow: TensorFlowFacts | Unavailable | None
+    libraries: LibraryFacts | Unavailable | None
     driver: DriverFacts | Unavailable
     gpus: tuple[GpuFacts, ...] | Unavailable
     environ: tuple[tuple[str, str], ...] | Unavailable

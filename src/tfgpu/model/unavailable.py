@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar, Union
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,6 +21,3 @@ class Unavailable:
 
     def __str__(self) -> str:
         return f"n/a ({self.reason})"
-
-
-Maybe = Union[T, Unavailable]

@@ -9,6 +9,7 @@ Source of each value: the NVML function named in each method's docstring.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -139,9 +140,7 @@ def _load_binding() -> ModuleType:
     try:
         import pynvml
     except ImportError as exc:
-        raise NvmlUnavailable(
-            "nvidia-ml-py is not installed", "import pynvml", kind="BindingMissing"
-        ) from exc
+        raise NvmlUnavailable("nvidia-ml-py is not installed", "import pynvml", kind="BindingMissing") from exc
     # An old unofficial `pynvml` distribution can shadow nvidia-ml-py's module; it lacks
     # functions every supported driver has (gpustat and nvitop probe the same way).
     if not hasattr(pynvml, "nvmlDeviceGetCudaComputeCapability"):
@@ -150,7 +149,8 @@ def _load_binding() -> ModuleType:
             "import pynvml",
             kind="BadBinding",
         )
-    return pynvml
+    module: ModuleType = pynvml
+    return module
 
 
 class PynvmlClient:
@@ -174,7 +174,7 @@ class PynvmlClient:
             except NvmlUnavailable as exc:
                 self._init_error = exc
                 raise
-            except Exception as exc:  # noqa: BLE001 - any NVMLError subclass or OSError
+            except Exception as exc:
                 self._init_error = _translate(exc, "nvml:nvmlInit")
                 raise self._init_error from exc
             atexit.register(self._shutdown)
@@ -184,10 +184,8 @@ class PynvmlClient:
     def _shutdown(self) -> None:
         with self._lock:
             if self._nvml is not None:
-                try:
+                with contextlib.suppress(Exception):  # nothing to do about it at exit
                     self._nvml.nvmlShutdown()
-                except Exception:  # noqa: BLE001,S110 - nothing to do at exit
-                    pass
                 self._nvml = None
 
     def _call(self, source: str, fn: Callable[[ModuleType], T]) -> T:
@@ -196,7 +194,7 @@ class PynvmlClient:
             return fn(nvml)
         except NvmlUnavailable:
             raise
-        except Exception as exc:  # noqa: BLE001 - NVMLError subclasses are created dynamically
+        except Exception as exc:
             raise _translate(exc, f"nvml:{source}") from exc
 
     def _handle(self, index: int) -> Any:
@@ -249,9 +247,7 @@ class PynvmlClient:
 
     def utilization(self, index: int) -> Utilization:
         """See NvmlClient."""
-        rates = self._device(
-            index, "nvmlDeviceGetUtilizationRates", lambda n, h: n.nvmlDeviceGetUtilizationRates(h)
-        )
+        rates = self._device(index, "nvmlDeviceGetUtilizationRates", lambda n, h: n.nvmlDeviceGetUtilizationRates(h))
         return Utilization(int(rates.gpu), int(rates.memory))
 
     def temperature_celsius(self, index: int) -> int:
@@ -274,30 +270,37 @@ class PynvmlClient:
 
     def power_draw_watts(self, index: int) -> float:
         """See NvmlClient."""
-        return self._device(index, "nvmlDeviceGetPowerUsage", lambda n, h: n.nvmlDeviceGetPowerUsage(h)) / 1000.0
+        return float(self._device(index, "nvmlDeviceGetPowerUsage", lambda n, h: n.nvmlDeviceGetPowerUsage(h))) / 1000.0
 
     def power_limit_watts(self, index: int) -> float:
         """See NvmlClient."""
         milliwatts = self._device(
             index, "nvmlDeviceGetEnforcedPowerLimit", lambda n, h: n.nvmlDeviceGetEnforcedPowerLimit(h)
         )
-        return milliwatts / 1000.0
+        return float(milliwatts) / 1000.0
 
     def clock_mhz(self, index: int, kind: str) -> int:
         """See NvmlClient."""
-        return int(self._device(index, "nvmlDeviceGetClockInfo", lambda n, h: n.nvmlDeviceGetClockInfo(h, _clock(n, kind))))
+        return int(
+            self._device(index, "nvmlDeviceGetClockInfo", lambda n, h: n.nvmlDeviceGetClockInfo(h, _clock(n, kind)))
+        )
 
     def max_clock_mhz(self, index: int, kind: str) -> int:
         """See NvmlClient."""
         return int(
-            self._device(index, "nvmlDeviceGetMaxClockInfo", lambda n, h: n.nvmlDeviceGetMaxClockInfo(h, _clock(n, kind)))
+            self._device(
+                index, "nvmlDeviceGetMaxClockInfo", lambda n, h: n.nvmlDeviceGetMaxClockInfo(h, _clock(n, kind))
+            )
         )
 
     def clocks_event_reasons(self, index: int) -> int:
         """See NvmlClient. Falls back to the pre-535 name ``…ClocksThrottleReasons``."""
 
         def read(n: ModuleType, h: Any) -> int:
-            fn = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or n.nvmlDeviceGetCurrentClocksThrottleReasons
+            fn = (
+                getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                or n.nvmlDeviceGetCurrentClocksThrottleReasons
+            )
             return int(fn(h))
 
         return self._device(index, "nvmlDeviceGetCurrentClocksEventReasons", read)

@@ -96,9 +96,13 @@ def _gpu(client: NvmlClient, index: int) -> GpuFacts:
     )
 
 
+def _process_name(client: NvmlClient, pid: int) -> str | Unavailable:
+    return _maybe(lambda: client.process_name(pid))
+
+
 def _processes(client: NvmlClient, index: int) -> tuple[GpuProcess, ...]:
     out = []
     for proc in client.processes(index):
-        pname = _maybe(lambda pid=proc.pid: client.process_name(pid))
+        pname = _process_name(client, proc.pid)
         out.append(GpuProcess(proc.pid, pname if isinstance(pname, str) else "?", proc.used_memory_bytes))
     return tuple(out)

@@ -55,5 +55,7 @@ def facts_from_document(doc: Any) -> Facts:
     if not isinstance(doc, dict) or doc.get("tool") != "tfgpu" or "facts" not in doc:
         raise ValueError("not a tfgpu doctor --json report")
     if doc.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ValueError(f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {REPORT_SCHEMA_VERSION}")
+        raise ValueError(
+            f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {REPORT_SCHEMA_VERSION}"
+        )
     return decode(Facts, doc["facts"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from tfgpu.model.findings import Severity
 from tfgpu.model.results import Diagnosis
@@ -48,12 +49,10 @@ def redact(text: str, redactions: Redactions) -> str:
     return out
 
 
-def _redact_environ(doc: dict) -> None:
+def _redact_environ(doc: dict[str, Any]) -> None:
     env = doc.get("facts", {}).get("environ")
     if isinstance(env, list):
-        doc["facts"]["environ"] = [
-            [name, "<redacted>" if _SECRET_NAME.search(name) else value] for name, value in env
-        ]
+        doc["facts"]["environ"] = [[name, "<redacted>" if _SECRET_NAME.search(name) else value] for name, value in env]
 
 
 def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:

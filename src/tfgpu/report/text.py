@@ -23,8 +23,14 @@ MARKS = {
 def make_console(stream: TextIO, *, color: bool, width: int | None = None) -> Console:
     """A rich console on ``stream``: colour only when asked (the CLI asks only on a TTY)."""
     return Console(
-        file=stream, force_terminal=color, no_color=not color, color_system="auto" if color else None,
-        width=width or 100, highlight=False, emoji=False, soft_wrap=False,
+        file=stream,
+        force_terminal=color,
+        no_color=not color,
+        color_system="auto" if color else None,
+        width=width or 100,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
     )
 
 
@@ -114,4 +120,3 @@ def gpu_line(gpu: GpuFacts) -> str:
         f"{_val(gpu.temperature_celsius, '°C')}, {_val(gpu.power_draw_watts, ' W')} of {_val(gpu.power_limit_watts, ' W')}, "
         f"SM {_val(gpu.sm_clock_mhz)}/{_val(gpu.max_sm_clock_mhz)} MHz"
     )
-

@@ -31,7 +31,7 @@ _PTXAS_VERSION = re.compile(r"release (\d+\.\d+), V(\d+\.\d+\.\d+)")
 
 
 def parse_ldconfig(text: str, machine: str = "x86-64") -> dict[str, list[str]]:
-    """soname → paths from ``ldconfig -p``, keeping entries of this machine's ABI.
+    r"""Soname → paths from ``ldconfig -p``, keeping entries of this machine's ABI.
 
     Examples:
         >>> parse_ldconfig("\\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1")
@@ -117,7 +117,7 @@ def _wheel_version(real: str, cuda_major: str) -> str | None:
 
 
 def _ctypes_version(path: str, name: str) -> str | Unavailable:
-    """cudaRuntimeGetVersion / cudnnGetVersion: both are safe to call without a GPU."""
+    """CudaRuntimeGetVersion / cudnnGetVersion: both are safe to call without a GPU."""
     try:
         lib = ctypes.CDLL(path)
         if name == "cudart":
@@ -129,7 +129,9 @@ def _ctypes_version(path: str, name: str) -> str | Unavailable:
         lib.cudnnGetVersion.restype = ctypes.c_size_t
         v = int(lib.cudnnGetVersion())
         # cuDNN 9 encodes 90300 for 9.3.0; cuDNN 8 encodes 8907 for 8.9.7.
-        return f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 90000 else f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
+        return (
+            f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 90000 else f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
+        )
     except (OSError, AttributeError) as exc:
         return Unavailable(f"cannot load to ask its version: {exc}", path)
 
@@ -178,15 +180,15 @@ def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str]) -> list[tup
 def locate_xla_tools(
     environ: Mapping[str, str], site_dirs: Sequence[str], runner: CommandRunner
 ) -> tuple[CudaLibrary, CudaLibrary]:
-    """ptxas (XLA compiles PTX with it) and libdevice.10.bc (math functions for XLA kernels)."""
+    """Ptxas (XLA compiles PTX with it) and libdevice.10.bc (math functions for XLA kernels)."""
     roots = cuda_roots(environ, site_dirs)
     path_dirs = [(p, "path") for p in environ.get("PATH", "").split(":") if p]
-    ptxas = []
+    ptxas: list[LibraryCopy] = []
     for root, origin in [(os.path.join(r, "bin"), o) for r, o in roots] + path_dirs:
         candidate = os.path.join(root, "ptxas")
         if os.path.isfile(candidate) and candidate not in [c.path for c in ptxas]:
             ptxas.append(LibraryCopy(candidate, origin, _ptxas_version(candidate, runner)))
-    libdevice = []
+    libdevice: list[LibraryCopy] = []
     for root, origin in roots:
         candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
         if os.path.isfile(candidate):

@@ -10,21 +10,40 @@ from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.runner import CommandRunner
 
 QUERY_FIELDS = (
-    "index", "name", "uuid", "pci.bus_id", "driver_version", "compute_cap", "memory.total",
-    "memory.used", "temperature.gpu", "power.draw", "power.limit", "clocks.sm", "clocks.max.sm",
-    "utilization.gpu", "persistence_mode", "mig.mode.current", "ecc.mode.current",
+    "index",
+    "name",
+    "uuid",
+    "pci.bus_id",
+    "driver_version",
+    "compute_cap",
+    "memory.total",
+    "memory.used",
+    "temperature.gpu",
+    "power.draw",
+    "power.limit",
+    "clocks.sm",
+    "clocks.max.sm",
+    "utilization.gpu",
+    "persistence_mode",
+    "mig.mode.current",
+    "ecc.mode.current",
 )
 _MIB = 1024 * 1024
 
 
-def _num(value: str, source: str, cast: type = int) -> int | float | Unavailable:
+def _float(value: str, source: str) -> float | Unavailable:
     text = value.strip()
     if not text or text.startswith("[") or text in ("N/A", "Not Supported"):
         return Unavailable(f"nvidia-smi reports {text or 'nothing'}", source)
     try:
-        return cast(float(text)) if cast is int else float(text)
+        return float(text)
     except ValueError:
         return Unavailable(f"unparsable {text!r}", source)
+
+
+def _int(value: str, source: str) -> int | Unavailable:
+    number = _float(value, source)
+    return number if isinstance(number, Unavailable) else int(number)
 
 
 def _flag(value: str, source: str) -> bool | Unavailable:
@@ -47,26 +66,28 @@ def parse_query(text: str) -> tuple[DriverFacts, tuple[GpuFacts, ...]]:
     for row in csv.reader(io.StringIO(text)):
         if len(row) != len(QUERY_FIELDS):
             continue
-        v = dict(zip(QUERY_FIELDS, (c.strip() for c in row)))
+        v = dict(zip(QUERY_FIELDS, (c.strip() for c in row), strict=False))
         driver = v["driver_version"]
         src = "nvidia-smi --query-gpu"
-        total = _num(v["memory.total"], src)
-        used = _num(v["memory.used"], src)
+        total = _int(v["memory.total"], src)
+        used = _int(v["memory.used"], src)
         gpus.append(
             GpuFacts(
                 index=int(v["index"]),
                 name=v["name"],
                 uuid=v["uuid"],
                 pci_bus_id=v["pci.bus_id"],
-                compute_capability=v["compute_cap"] if v["compute_cap"][:1].isdigit() else Unavailable("not reported", src),
+                compute_capability=v["compute_cap"]
+                if v["compute_cap"][:1].isdigit()
+                else Unavailable("not reported", src),
                 memory_total_bytes=total * _MIB if isinstance(total, int) else Unavailable("not reported", src),
                 memory_used_bytes=used * _MIB if isinstance(used, int) else Unavailable("not reported", src),
-                temperature_celsius=_num(v["temperature.gpu"], src),  # type: ignore[arg-type]
-                power_draw_watts=_num(v["power.draw"], src, float),  # type: ignore[arg-type]
-                power_limit_watts=_num(v["power.limit"], src, float),  # type: ignore[arg-type]
-                sm_clock_mhz=_num(v["clocks.sm"], src),  # type: ignore[arg-type]
-                max_sm_clock_mhz=_num(v["clocks.max.sm"], src),  # type: ignore[arg-type]
-                utilization_percent=_num(v["utilization.gpu"], src),  # type: ignore[arg-type]
+                temperature_celsius=_int(v["temperature.gpu"], src),
+                power_draw_watts=_float(v["power.draw"], src),
+                power_limit_watts=_float(v["power.limit"], src),
+                sm_clock_mhz=_int(v["clocks.sm"], src),
+                max_sm_clock_mhz=_int(v["clocks.max.sm"], src),
+                utilization_percent=_int(v["utilization.gpu"], src),
                 persistence_mode=_flag(v["persistence_mode"], src),
                 mig_mode=_flag(v["mig.mode.current"], src),
                 ecc_enabled=_flag(v["ecc.mode.current"], src),

@@ -48,9 +48,14 @@ def parse_build_info(source: str) -> TfBuildInfo:
         ValueError: the file holds no readable ``build_info`` assignment.
     """
     values = _build_info_dict(source)
-    caps = values.get("cuda_compute_capabilities") or []
-    if isinstance(caps, str):
-        caps = [c for c in re.split(r"[,\s]+", caps) if c]
+    raw = values.get("cuda_compute_capabilities") or []
+    caps = (
+        [c for c in re.split(r"[,\s]+", raw) if c]
+        if isinstance(raw, str)
+        else list(raw)
+        if isinstance(raw, (list, tuple))
+        else []
+    )
     return TfBuildInfo(
         is_cuda_build=bool(values.get("is_cuda_build", False)),
         is_rocm_build=bool(values.get("is_rocm_build", False)),
@@ -77,7 +82,7 @@ def _build_info_dict(source: str) -> dict[str, object]:
         if isinstance(value, ast.Call) and value.args:
             value = value.args[0]
         literal = ast.literal_eval(value)
-        return dict(literal)
+        return dict(literal) if isinstance(literal, dict) else dict(tuple(item) for item in literal)
     raise ValueError("no build_info assignment")
 
 
@@ -106,7 +111,9 @@ def _files_version(package_dir: Path) -> str | None:
     return match.group(1) if match else None
 
 
-def collect_tensorflow(packages: PackageFacts | Unavailable, search_path: list[str] | None = None) -> TensorFlowFacts | None:
+def collect_tensorflow(
+    packages: PackageFacts | Unavailable, search_path: list[str] | None = None
+) -> TensorFlowFacts | None:
     """The installed TensorFlow, or None when there is none.
 
     Source: ``importlib.util.find_spec("tensorflow")``, build_info.py, ELF dynamic sections.

@@ -62,21 +62,25 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
         where = "; ".join(f"{lib.soname} in {os.path.dirname(lib.elsewhere[0].path)}" for lib in unreachable)
         out.append(
             Finding(
-                "cuda-library-not-on-search-path", Severity.ERROR, C,
+                "cuda-library-not-on-search-path",
+                Severity.ERROR,
+                C,
                 f"Installed but invisible to TensorFlow: {names}",
                 detail=(
                     f"TF's loader searches LD_LIBRARY_PATH, libtensorflow_framework's RUNPATH and the ld.so cache; "
                     f"these copies are outside all of them ({where}). TF logs 'Cannot dlopen some GPU libraries' "
                     "and registers no GPU."
                 ),
-                hint=export_line(unreachable_dirs(libs)) + "   (or `eval \"$(tfgpu env)\"`)",
+                hint=export_line(unreachable_dirs(libs)) + '   (or `eval "$(tfgpu env)"`)',
                 link=DSO_LOADER_SOURCE,
             )
         )
     if missing:
         out.append(
             Finding(
-                "cuda-library-missing", Severity.ERROR, C,
+                "cuda-library-missing",
+                Severity.ERROR,
+                C,
                 f"Not installed: {', '.join(lib.soname for lib in missing)}",
                 detail=f"TF {tf.version} was built for CUDA {libs.cuda_major}.x and needs these libraries to use a GPU.",
                 hint=install_tf_with_cuda(facts),
@@ -90,7 +94,15 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
         versions = ", ".join(
             f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
         )
-        out.append(Finding("cuda-libraries", Severity.OK, C, f"All {len(required)} CUDA libraries TF needs are reachable", detail=versions))
+        out.append(
+            Finding(
+                "cuda-libraries",
+                Severity.OK,
+                C,
+                f"All {len(required)} CUDA libraries TF needs are reachable",
+                detail=versions,
+            )
+        )
     return out
 
 
@@ -99,17 +111,24 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
     release = tf_release(tf.version)
     cudnn = libs.get("cudnn")
     built = release.cudnn if release else None
-    if cudnn and cudnn.loaded and isinstance(cudnn.loaded.version, str) and built:
-        if version_key(cudnn.loaded.version)[:2] < version_key(built)[:2]:
-            out.append(
-                Finding(
-                    "cudnn-older-than-build", Severity.ERROR, C,
-                    f"cuDNN {cudnn.loaded.version} is older than the {built} TF {tf.version} was built with",
-                    detail=f"TF loads {cudnn.loaded.path} and refuses it: 'Loaded runtime CuDNN library: "
-                    f"{cudnn.loaded.version} but source was compiled with: {built}'. Convolutions fail with DNN library is not found.",
-                    hint=pip(facts, "install", "--upgrade", f"nvidia-cudnn-cu{libs.cuda_major}>={built}"),
-                )
+    loaded = cudnn.loaded if cudnn else None
+    if (
+        loaded
+        and isinstance(loaded.version, str)
+        and built
+        and version_key(loaded.version)[:2] < version_key(built)[:2]
+    ):
+        out.append(
+            Finding(
+                "cudnn-older-than-build",
+                Severity.ERROR,
+                C,
+                f"cuDNN {loaded.version} is older than the {built} TF {tf.version} was built with",
+                detail=f"TF loads {loaded.path} and refuses it: 'Loaded runtime CuDNN library: "
+                f"{loaded.version} but source was compiled with: {built}'. Convolutions fail with 'DNN library is not found'.",
+                hint=pip(facts, "install", "--upgrade", f"nvidia-cudnn-cu{libs.cuda_major}>={built}"),
             )
+        )
     if release:
         pins = {p.name: p for p in release.nvidia_pins}
         packages = facts.packages
@@ -119,7 +138,9 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                 if pin and not pinned_version_ok(pin, dist.version):
                     out.append(
                         Finding(
-                            "cuda-library-version-mismatch", Severity.WARNING, C,
+                            "cuda-library-version-mismatch",
+                            Severity.WARNING,
+                            C,
                             f"{dist.name} {dist.version} is outside TF {tf.version}'s requirement {pin.specifier}",
                             detail="The and-cuda extra pins these versions; others may fail to load or give wrong results.",
                             hint=pip(facts, "install", f"{dist.name}{pin.specifier}"),
@@ -139,7 +160,9 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
         if later:
             out.append(
                 Finding(
-                    "ld-library-path-shadows-wheel", Severity.WARNING, C,
+                    "ld-library-path-shadows-wheel",
+                    Severity.WARNING,
+                    C,
                     f"LD_LIBRARY_PATH makes TF load {lib.soname} {loaded.version} from {os.path.dirname(loaded.path)}",
                     detail=f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first.",
                     hint=f"Remove {os.path.dirname(loaded.path)} from LD_LIBRARY_PATH.",
@@ -148,7 +171,9 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
     for copy in libs.foreign_cudart:
         out.append(
             Finding(
-                "ld-library-path-other-cuda", Severity.WARNING, C,
+                "ld-library-path-other-cuda",
+                Severity.WARNING,
+                C,
                 f"LD_LIBRARY_PATH holds another CUDA: {copy.path} ({copy.version})",
                 detail=f"TF needs CUDA {libs.cuda_major}.x; a second toolkit on LD_LIBRARY_PATH can shadow its libraries.",
                 hint=f"Remove {os.path.dirname(copy.path)} from LD_LIBRARY_PATH.",
@@ -163,7 +188,10 @@ def _optional(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     if nccl and nccl.loaded is None:
         out.append(
             Finding(
-                "nccl-missing", Severity.INFO, C, "NCCL is not reachable: multi-GPU all-reduce falls back to slower copies",
+                "nccl-missing",
+                Severity.INFO,
+                C,
+                "NCCL is not reachable: multi-GPU all-reduce falls back to slower copies",
                 hint=pip(facts, "install", f"nvidia-nccl-cu{libs.cuda_major}"),
             )
         )
@@ -171,7 +199,10 @@ def _optional(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     if ptxas and ptxas.loaded is None:
         out.append(
             Finding(
-                "xla-ptxas-missing", Severity.WARNING, C, "ptxas not found: XLA (jit_compile=True) cannot compile GPU kernels",
+                "xla-ptxas-missing",
+                Severity.WARNING,
+                C,
+                "ptxas not found: XLA (jit_compile=True) cannot compile GPU kernels",
                 detail="XLA looks in --xla_gpu_cuda_data_dir, the nvidia-cuda-nvcc wheel, /usr/local/cuda and PATH.",
                 hint=pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
                 link=XLA_GPU_DOCS,
@@ -180,7 +211,10 @@ def _optional(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     if libdevice and libdevice.loaded is None:
         out.append(
             Finding(
-                "xla-libdevice-missing", Severity.WARNING, C, "libdevice.10.bc not found: XLA kernels fail with 'libdevice not found'",
+                "xla-libdevice-missing",
+                Severity.WARNING,
+                C,
+                "libdevice.10.bc not found: XLA kernels fail with 'libdevice not found'",
                 hint=pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}")
                 + "   or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda",
                 link=XLA_GPU_DOCS,

@@ -35,7 +35,10 @@ def check_driver(facts: Facts) -> list[Finding]:
     if facts.nvml.error_kind in ("BindingMissing", "BadBinding"):
         out.append(
             Finding(
-                "nvml-binding-missing", Severity.WARNING, H, "The NVML Python binding cannot be used",
+                "nvml-binding-missing",
+                Severity.WARNING,
+                H,
+                "The NVML Python binding cannot be used",
                 detail=f"{facts.nvml.reason}; GPU facts come from nvidia-smi instead.",
                 hint="pip install --force-reinstall nvidia-ml-py",
             )
@@ -61,7 +64,9 @@ def _kernel_module_mismatch(host: HostFacts | Unavailable, driver: DriverFacts) 
     if driver.driver_version and driver.driver_version not in module_line:
         return [
             Finding(
-                "nvidia-driver-mismatch", Severity.ERROR, H,
+                "nvidia-driver-mismatch",
+                Severity.ERROR,
+                H,
                 "The loaded NVIDIA kernel module is not the driver version of the libraries",
                 detail=f"Kernel module: {module_line.strip()}; user-space driver: {driver.driver_version}.",
                 hint="Reboot (or reload the nvidia kernel modules) after the driver upgrade.",
@@ -75,14 +80,21 @@ def _no_driver(facts: Facts, host: HostFacts | Unavailable, driver: Unavailable)
     reason = facts.nvml.reason or driver.reason
     if kind == "NVMLError_DriverNotLoaded":
         return Finding(
-            "nvidia-driver-not-loaded", Severity.ERROR, H, "The NVIDIA driver is installed but not loaded",
+            "nvidia-driver-not-loaded",
+            Severity.ERROR,
+            H,
+            "The NVIDIA driver is installed but not loaded",
             detail=reason,
             hint="sudo modprobe nvidia  (if it fails, check `dmesg | grep -i nvidia`: Secure Boot may refuse the module)",
         )
     if kind == "NVMLError_LibRmVersionMismatch":
         return Finding(
-            "nvidia-driver-mismatch", Severity.ERROR, H, "Driver libraries and kernel module differ in version",
-            detail=reason, hint="Reboot so the kernel module matches the upgraded driver.",
+            "nvidia-driver-mismatch",
+            Severity.ERROR,
+            H,
+            "Driver libraries and kernel module differ in version",
+            detail=reason,
+            hint="Reboot so the kernel module matches the upgraded driver.",
         )
     if isinstance(host, HostFacts):
         special = _environment_without_gpu(host, reason)
@@ -90,15 +102,22 @@ def _no_driver(facts: Facts, host: HostFacts | Unavailable, driver: Unavailable)
             return special
     if _nvidia_on_bus(host):
         return Finding(
-            "nvidia-driver-missing", Severity.ERROR, H, "An NVIDIA GPU is on the PCI bus but no driver is installed",
+            "nvidia-driver-missing",
+            Severity.ERROR,
+            H,
+            "An NVIDIA GPU is on the PCI bus but no driver is installed",
             detail=reason,
             hint="Install the NVIDIA driver: `sudo ubuntu-drivers install` (Ubuntu) or your distribution's nvidia-driver package, then reboot.",
             link=DRIVER_DOCS,
         )
     if kind in ("BindingMissing", "BadBinding") and driver.source == "nvml":
         return Finding(
-            "nvidia-smi-failed", Severity.ERROR, H, "Neither NVML nor nvidia-smi could be used",
-            detail=driver.reason, hint="Check that the NVIDIA driver is installed: run `nvidia-smi`.",
+            "nvidia-smi-failed",
+            Severity.ERROR,
+            H,
+            "Neither NVML nor nvidia-smi could be used",
+            detail=driver.reason,
+            hint="Check that the NVIDIA driver is installed: run `nvidia-smi`.",
         )
     return _other_hardware(host, reason)
 
@@ -106,21 +125,30 @@ def _no_driver(facts: Facts, host: HostFacts | Unavailable, driver: Unavailable)
 def _environment_without_gpu(host: HostFacts, reason: str) -> Finding | None:
     if host.wsl and not any(n == "/dev/dxg" for n in host.device_nodes):
         return Finding(
-            "wsl-gpu-driver-missing", Severity.ERROR, H, "WSL2 sees no GPU",
+            "wsl-gpu-driver-missing",
+            Severity.ERROR,
+            H,
+            "WSL2 sees no GPU",
             detail=f"{reason}. In WSL2 the GPU comes from the Windows NVIDIA driver through /dev/dxg and /usr/lib/wsl/lib.",
             hint="Install the current NVIDIA driver on Windows (not inside WSL), then run `wsl --update` and `wsl --shutdown`.",
             link=WSL_DOCS,
         )
     if host.wsl:
         return Finding(
-            "wsl-gpu-driver-missing", Severity.ERROR, H, "WSL2 has /dev/dxg but NVML cannot reach the driver",
+            "wsl-gpu-driver-missing",
+            Severity.ERROR,
+            H,
+            "WSL2 has /dev/dxg but NVML cannot reach the driver",
             detail=f"{reason}. A Linux NVIDIA driver installed inside WSL hides the Windows one.",
             hint="Remove any Linux nvidia-driver package inside WSL; keep only the Windows driver (libraries in /usr/lib/wsl/lib).",
             link=WSL_DOCS,
         )
     if host.container and not any(n.startswith("/dev/nvidia") for n in host.device_nodes):
         return Finding(
-            "container-without-gpu", Severity.ERROR, H, f"This {host.container} container was started without GPU access",
+            "container-without-gpu",
+            Severity.ERROR,
+            H,
+            f"This {host.container} container was started without GPU access",
             detail=f"{reason}; no /dev/nvidia* device exists inside the container.",
             hint="Start it with `docker run --gpus all …` (NVIDIA Container Toolkit on the host; Kubernetes: request nvidia.com/gpu).",
             link=CONTAINER_DOCS,
@@ -133,31 +161,49 @@ def _other_hardware(host: HostFacts | Unavailable, reason: str) -> Finding:
     nodes = () if isinstance(host, Unavailable) else host.device_nodes
     if isinstance(host, HostFacts) and host.os_name == "Darwin":
         return Finding(
-            "no-nvidia-gpu", Severity.ERROR, H, "macOS has no CUDA: TensorFlow uses Apple GPUs through tensorflow-metal",
+            "no-nvidia-gpu",
+            Severity.ERROR,
+            H,
+            "macOS has no CUDA: TensorFlow uses Apple GPUs through tensorflow-metal",
             detail="NVIDIA GPUs and CUDA are not supported on macOS.",
-            hint="pip install tensorflow tensorflow-metal", link="https://developer.apple.com/metal/tensorflow-plugin/",
+            hint="pip install tensorflow tensorflow-metal",
+            link="https://developer.apple.com/metal/tensorflow-plugin/",
         )
     if "0x1002" in vendors or "/dev/kfd" in nodes:
         return Finding(
-            "no-nvidia-gpu", Severity.ERROR, H, "This machine has an AMD GPU, not an NVIDIA one",
+            "no-nvidia-gpu",
+            Severity.ERROR,
+            H,
+            "This machine has an AMD GPU, not an NVIDIA one",
             detail=f"{reason}. TensorFlow's CUDA build cannot use AMD GPUs.",
-            hint="Use the ROCm build: pip install tensorflow-rocm (with ROCm installed).", link=ROCM_DOCS,
+            hint="Use the ROCm build: pip install tensorflow-rocm (with ROCm installed).",
+            link=ROCM_DOCS,
         )
     if any(n.startswith("/dev/davinci") for n in nodes) or "0x19e5" in vendors:
         return Finding(
-            "no-nvidia-gpu", Severity.ERROR, H, "This machine has a Huawei Ascend NPU, not an NVIDIA GPU",
+            "no-nvidia-gpu",
+            Severity.ERROR,
+            H,
+            "This machine has a Huawei Ascend NPU, not an NVIDIA GPU",
             detail=f"{reason}. Ascend NPUs need Huawei's CANN stack and its TensorFlow adapter, not CUDA.",
             hint="Install CANN and the Ascend TensorFlow adapter (npu_bridge) for this TF version.",
             link="https://www.hiascend.com/software/cann",
         )
     if "0x8086" in vendors:
         return Finding(
-            "no-nvidia-gpu", Severity.ERROR, H, "This machine has only an Intel GPU, not an NVIDIA one",
+            "no-nvidia-gpu",
+            Severity.ERROR,
+            H,
+            "This machine has only an Intel GPU, not an NVIDIA one",
             detail=f"{reason}. TensorFlow's CUDA build cannot use Intel GPUs.",
-            hint="pip install --upgrade intel-extension-for-tensorflow[xpu]", link=INTEL_DOCS,
+            hint="pip install --upgrade intel-extension-for-tensorflow[xpu]",
+            link=INTEL_DOCS,
         )
     return Finding(
-        "no-nvidia-gpu", Severity.ERROR, H, "No NVIDIA GPU found: TensorFlow will run on the CPU",
+        "no-nvidia-gpu",
+        Severity.ERROR,
+        H,
+        "No NVIDIA GPU found: TensorFlow will run on the CPU",
         detail=f"{reason}.",
         hint="Run on a machine with an NVIDIA GPU (a cloud GPU instance or Colab), or accept CPU training.",
     )
@@ -189,7 +235,9 @@ def check_driver_for_cuda(facts: Facts) -> list[Finding]:
     if compat_min and have >= version_key(compat_min):
         return [
             Finding(
-                "driver-older-than-cuda-runtime", Severity.WARNING, H,
+                "driver-older-than-cuda-runtime",
+                Severity.WARNING,
+                H,
                 f"Driver {driver.driver_version} is older than CUDA {cuda}'s own driver ({full_min})",
                 detail=(
                     f"TF {tf.version} runs on it through CUDA minor version compatibility, but PTX from CUDA {cuda} "
@@ -202,7 +250,9 @@ def check_driver_for_cuda(facts: Facts) -> list[Finding]:
         ]
     return [
         Finding(
-            "driver-too-old-for-cuda", Severity.ERROR, H,
+            "driver-too-old-for-cuda",
+            Severity.ERROR,
+            H,
             f"Driver {driver.driver_version} is too old for TF {tf.version}'s CUDA {cuda}",
             detail=f"CUDA {cuda} needs driver >= {compat_min or full_min} (minor version compatibility) or >= {full_min}.",
             hint=f"Install NVIDIA driver {full_min} or newer (e.g. `sudo ubuntu-drivers install`), then reboot.",

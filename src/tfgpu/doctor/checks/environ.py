@@ -19,7 +19,9 @@ TF_GPU_GUIDE = "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth"
 
 
 def check_environ(facts: Facts) -> list[Finding]:
-    """Finding ids: ``cuda-visible-devices-hides-all``, ``cuda-visible-devices-invalid``,
+    """Variables that hide GPUs or break TF's GPU start-up.
+
+    Finding ids: ``cuda-visible-devices-hides-all``, ``cuda-visible-devices-invalid``,
     ``cuda-visible-devices-out-of-range``, ``tf-gpu-allocator-invalid``, ``tf-allow-growth-invalid``,
     ``tf-logging-suppressed``, ``xla-cuda-data-dir-missing``, ``nvidia-visible-devices-none``.
     """
@@ -31,7 +33,10 @@ def check_environ(facts: Facts) -> list[Finding]:
     if allocator not in (None, "", "cuda_malloc_async"):
         out.append(
             Finding(
-                "tf-gpu-allocator-invalid", Severity.WARNING, E, f"TF_GPU_ALLOCATOR={allocator} is not a known allocator",
+                "tf-gpu-allocator-invalid",
+                Severity.WARNING,
+                E,
+                f"TF_GPU_ALLOCATOR={allocator} is not a known allocator",
                 detail="The only accepted value is cuda_malloc_async; anything else makes TF fail at GPU start-up.",
                 hint="export TF_GPU_ALLOCATOR=cuda_malloc_async   (or: unset TF_GPU_ALLOCATOR)",
                 link=TF_GPU_GUIDE,
@@ -41,7 +46,10 @@ def check_environ(facts: Facts) -> list[Finding]:
     if growth is not None and growth.lower() not in ("true", "false"):
         out.append(
             Finding(
-                "tf-allow-growth-invalid", Severity.WARNING, E, f"TF_FORCE_GPU_ALLOW_GROWTH={growth} is ignored",
+                "tf-allow-growth-invalid",
+                Severity.WARNING,
+                E,
+                f"TF_FORCE_GPU_ALLOW_GROWTH={growth} is ignored",
                 detail="TF reads only 'true' or 'false' and logs an error for anything else.",
                 hint="export TF_FORCE_GPU_ALLOW_GROWTH=true",
                 link=TF_GPU_GUIDE,
@@ -51,7 +59,10 @@ def check_environ(facts: Facts) -> list[Finding]:
     if level and level.strip() in ("2", "3"):
         out.append(
             Finding(
-                "tf-logging-suppressed", Severity.INFO, E, f"TF_CPP_MIN_LOG_LEVEL={level} hides TF's warnings",
+                "tf-logging-suppressed",
+                Severity.INFO,
+                E,
+                f"TF_CPP_MIN_LOG_LEVEL={level} hides TF's warnings",
                 detail="The 'Could not load dynamic library' lines that explain a missing GPU are warnings; they are hidden now.",
                 hint="unset TF_CPP_MIN_LOG_LEVEL while debugging GPU problems",
             )
@@ -61,7 +72,10 @@ def check_environ(facts: Facts) -> list[Finding]:
     if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
         out.append(
             Finding(
-                "nvidia-visible-devices-none", Severity.WARNING, E, f"NVIDIA_VISIBLE_DEVICES={nvd or '(empty)'} gives this container no GPU",
+                "nvidia-visible-devices-none",
+                Severity.WARNING,
+                E,
+                f"NVIDIA_VISIBLE_DEVICES={nvd or '(empty)'} gives this container no GPU",
                 hint="Start the container with --gpus all (or NVIDIA_VISIBLE_DEVICES=all).",
             )
         )
@@ -77,7 +91,10 @@ def _visible_devices(facts: Facts) -> list[Finding]:
         shown = value if value.strip() else '""'
         return [
             Finding(
-                "cuda-visible-devices-hides-all", Severity.ERROR, E, f"CUDA_VISIBLE_DEVICES={shown} hides every GPU",
+                "cuda-visible-devices-hides-all",
+                Severity.ERROR,
+                E,
+                f"CUDA_VISIBLE_DEVICES={shown} hides every GPU",
                 detail="CUDA exposes no device when the list is empty or starts with an invalid entry such as -1.",
                 hint="unset CUDA_VISIBLE_DEVICES   (or list the GPUs to use, e.g. export CUDA_VISIBLE_DEVICES=0)",
                 link=CUDA_ENV_DOCS,
@@ -87,7 +104,9 @@ def _visible_devices(facts: Facts) -> list[Finding]:
     if invalid is not None:
         out.append(
             Finding(
-                "cuda-visible-devices-invalid", Severity.WARNING, E,
+                "cuda-visible-devices-invalid",
+                Severity.WARNING,
+                E,
                 f"CUDA_VISIBLE_DEVICES={value}: entries from {invalid!r} on are ignored",
                 detail=f"CUDA stops at the first invalid entry, so only {','.join(honoured)} are visible.",
                 hint=f"export CUDA_VISIBLE_DEVICES={','.join(honoured)}",
@@ -100,7 +119,9 @@ def _visible_devices(facts: Facts) -> list[Finding]:
         if beyond:
             out.append(
                 Finding(
-                    "cuda-visible-devices-out-of-range", Severity.WARNING, E,
+                    "cuda-visible-devices-out-of-range",
+                    Severity.WARNING,
+                    E,
                     f"CUDA_VISIBLE_DEVICES names GPU {','.join(beyond)} but this machine has {count}",
                     detail="CUDA stops at the first index that does not exist; the GPUs after it are hidden.",
                     hint=f"export CUDA_VISIBLE_DEVICES={','.join(str(i) for i in range(count))}",
@@ -124,7 +145,9 @@ def _xla_flags(facts: Facts) -> list[Finding]:
         return []
     return [
         Finding(
-            "xla-cuda-data-dir-missing", Severity.ERROR, E,
+            "xla-cuda-data-dir-missing",
+            Severity.ERROR,
+            E,
             f"XLA_FLAGS points XLA at {directory}, which has no ptxas or libdevice",
             detail="XLA looks there first for bin/ptxas and nvvm/libdevice/libdevice.10.bc.",
             hint="Point it at a CUDA root that has them (e.g. /usr/local/cuda) or drop the flag when the nvidia-cuda-nvcc wheel is installed.",

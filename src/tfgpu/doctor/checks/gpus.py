@@ -6,12 +6,12 @@ NVML clocks-event reasons (nvml.h) for throttling.
 
 from __future__ import annotations
 
+from tfgpu.doctor.fixes import install_tf_with_cuda
 from tfgpu.knowledge.archs import ARCH_SOURCE, KernelSupport, classify, parse_build_capabilities, parse_cc
 from tfgpu.knowledge.compat import arch_row, gpu_model, tf_releases, version_key
 from tfgpu.model.facts import Facts, GpuFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
-from tfgpu.doctor.fixes import install_tf_with_cuda
 
 H = Section.HARDWARE
 GIB = 1024**3
@@ -47,7 +47,10 @@ def _one_gpu(facts: Facts, gpu: GpuFacts) -> list[Finding]:
     if isinstance(gpu.memory_total_bytes, Unavailable) and "fallen off the bus" in gpu.memory_total_bytes.reason:
         return [
             Finding(
-                "gpu-lost", Severity.ERROR, H, f"{label} has fallen off the bus",
+                "gpu-lost",
+                Severity.ERROR,
+                H,
+                f"{label} has fallen off the bus",
                 detail=gpu.memory_total_bytes.reason,
                 hint="Check `dmesg` for Xid 79, power and cooling; the machine needs a reboot.",
             )
@@ -62,7 +65,10 @@ def _one_gpu(facts: Facts, gpu: GpuFacts) -> list[Finding]:
     if gpu.mig_mode is True:
         out.append(
             Finding(
-                "gpu-mig-enabled", Severity.INFO, H, f"{label} is in MIG mode",
+                "gpu-mig-enabled",
+                Severity.INFO,
+                H,
+                f"{label} is in MIG mode",
                 detail="TF sees MIG instances, not the whole GPU, and one process can use one instance.",
                 hint="Select an instance with CUDA_VISIBLE_DEVICES=MIG-<uuid> (see `nvidia-smi -L`).",
             )
@@ -83,7 +89,9 @@ def _architecture(facts: Facts, label: str, cc_text: str) -> list[Finding]:
         fix = install_tf_with_cuda(facts, older) if older else "Use a newer GPU."
         return [
             Finding(
-                "gpu-compute-capability-too-low", Severity.ERROR, H,
+                "gpu-compute-capability-too-low",
+                Severity.ERROR,
+                H,
                 f"{label} (compute capability {cc_text}) is older than TF {tf.version} supports",
                 detail=f"TF {tf.version} was built for {built}; it ignores GPUs below {archs.minimum[0]}.{archs.minimum[1]}"
                 if archs.minimum
@@ -95,7 +103,9 @@ def _architecture(facts: Facts, label: str, cc_text: str) -> list[Finding]:
     if support is KernelSupport.PTX_JIT:
         return [
             Finding(
-                "gpu-needs-ptx-jit", Severity.WARNING, H,
+                "gpu-needs-ptx-jit",
+                Severity.WARNING,
+                H,
                 f"{label} (compute capability {cc_text}) is newer than every architecture TF {tf.version} ships",
                 detail=(
                     f"TF {tf.version} has machine code for {built}; the driver must JIT-compile PTX for this GPU at "
@@ -110,7 +120,9 @@ def _architecture(facts: Facts, label: str, cc_text: str) -> list[Finding]:
     if support is KernelSupport.NO_KERNEL:
         return [
             Finding(
-                "gpu-no-compatible-kernel", Severity.ERROR, H,
+                "gpu-no-compatible-kernel",
+                Severity.ERROR,
+                H,
                 f"TF {tf.version} has no kernel code that runs on {label} (compute capability {cc_text})",
                 detail=f"Built for {built}: no SASS of this major and no older PTX ('device kernel image is invalid').",
                 hint="Install a TensorFlow release built for this architecture.",
@@ -137,12 +149,16 @@ def _busy(label: str, gpu: GpuFacts) -> list[Finding]:
     if used < max(2 * GIB, 0.1 * total):
         return []
     who = ", ".join(
-        f"{p.name} (pid {p.pid}, {p.used_memory_bytes / GIB:.1f} GiB)" if p.used_memory_bytes else f"{p.name} (pid {p.pid})"
+        f"{p.name} (pid {p.pid}, {p.used_memory_bytes / GIB:.1f} GiB)"
+        if p.used_memory_bytes
+        else f"{p.name} (pid {p.pid})"
         for p in procs
     )
     return [
         Finding(
-            "gpu-memory-in-use", Severity.WARNING, H,
+            "gpu-memory-in-use",
+            Severity.WARNING,
+            H,
             f"{label}: {used / GIB:.1f} of {total / GIB:.1f} GiB already in use",
             detail=f"Other processes hold GPU memory{': ' + who if who else ''}. TF by default takes almost all free memory and may OOM.",
             hint="Stop them, pick a free GPU with CUDA_VISIBLE_DEVICES, or set TF_FORCE_GPU_ALLOW_GROWTH=true.",
@@ -157,7 +173,10 @@ def _thermal(label: str, gpu: GpuFacts) -> list[Finding]:
     if slowing:
         out.append(
             Finding(
-                "gpu-throttling", Severity.WARNING, H, f"{label} is slowing its clocks now: {', '.join(slowing)}",
+                "gpu-throttling",
+                Severity.WARNING,
+                H,
+                f"{label} is slowing its clocks now: {', '.join(slowing)}",
                 detail="Thermal or hardware slowdown lowers every step's speed.",
                 hint="Check cooling, airflow and power delivery (`nvidia-smi -q -d PERFORMANCE,TEMPERATURE`).",
             )
@@ -166,7 +185,10 @@ def _thermal(label: str, gpu: GpuFacts) -> list[Finding]:
     if isinstance(temp, int) and isinstance(limit, int) and temp >= limit - 5:
         out.append(
             Finding(
-                "gpu-hot", Severity.WARNING, H, f"{label} is at {temp} °C, within 5 °C of its slowdown point ({limit} °C)",
+                "gpu-hot",
+                Severity.WARNING,
+                H,
+                f"{label} is at {temp} °C, within 5 °C of its slowdown point ({limit} °C)",
                 hint="Improve cooling before long training runs.",
             )
         )

@@ -20,7 +20,9 @@ KERAS3_DOCS = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-c
 
 
 def check_tensorflow(facts: Facts) -> list[Finding]:
-    """Finding ids: ``tensorflow-installed`` (ok), ``tensorflow-not-installed``,
+    """Is a single CUDA build of TensorFlow installed, with a Keras that fits it?
+
+    Finding ids: ``tensorflow-installed`` (ok), ``tensorflow-not-installed``,
     ``tensorflow-multiple-distributions``, ``tensorflow-gpu-removed``, ``tf-built-without-cuda``,
     ``tf-build-info-unreadable``, ``tf-rocm-build``, ``windows-native-no-gpu``,
     ``keras-version-mismatch``, ``tf-keras-version-mismatch``.
@@ -32,7 +34,10 @@ def check_tensorflow(facts: Facts) -> list[Finding]:
     if tf is None:
         out.append(
             Finding(
-                "tensorflow-not-installed", Severity.ERROR, T, "TensorFlow is not installed in this Python",
+                "tensorflow-not-installed",
+                Severity.ERROR,
+                T,
+                "TensorFlow is not installed in this Python",
                 detail=_python_line(host),
                 hint=install_tf_with_cuda(facts),
                 link=TF_INSTALL_DOCS,
@@ -54,13 +59,16 @@ def _python_line(host: HostFacts | Unavailable) -> str:
     return f"Python {host.python_version} at {host.python_executable}."
 
 
-def _windows(facts: Facts, tf: TensorFlowFacts | None | Unavailable) -> list[Finding]:
+def _windows(facts: Facts, tf: TensorFlowFacts | Unavailable | None) -> list[Finding]:
     version = tf.version if isinstance(tf, TensorFlowFacts) else None
     if version and version != "unknown" and version_key(version) < (2, 11):
         return []
     return [
         Finding(
-            "windows-native-no-gpu", Severity.ERROR, T, "TensorFlow above 2.10 has no GPU support on native Windows",
+            "windows-native-no-gpu",
+            Severity.ERROR,
+            T,
+            "TensorFlow above 2.10 has no GPU support on native Windows",
             detail="TF 2.10 was the last release that supported GPUs on native Windows; newer wheels are CPU-only there.",
             hint='Use WSL2 (then: pip install "tensorflow[and-cuda]"), or TF 2.10 on native Windows: '
             'pip install "tensorflow<2.11" with CUDA 11.2 and cuDNN 8.1 on Python 3.7-3.10.',
@@ -78,7 +86,9 @@ def _distributions(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) ->
         listing = ", ".join(f"{d.name} {d.version}" for d in present)
         out.append(
             Finding(
-                "tensorflow-multiple-distributions", Severity.ERROR, T,
+                "tensorflow-multiple-distributions",
+                Severity.ERROR,
+                T,
                 f"Several TensorFlow distributions are installed: {listing}",
                 detail="They all write the same tensorflow/ directory, so the files on disk are a mix of whichever was installed last.",
                 hint=f"{pip(facts, 'uninstall', '-y', *names.split())} && {install_tf_with_cuda(facts)}",
@@ -88,7 +98,10 @@ def _distributions(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) ->
     if gpu_pkg and version_key(gpu_pkg.version) >= (2, 11):
         out.append(
             Finding(
-                "tensorflow-gpu-removed", Severity.ERROR, T, f"tensorflow-gpu {gpu_pkg.version} is a removed, empty package",
+                "tensorflow-gpu-removed",
+                Severity.ERROR,
+                T,
+                f"tensorflow-gpu {gpu_pkg.version} is a removed, empty package",
                 detail="tensorflow-gpu is no longer published; GPU support is in `tensorflow` itself (with the and-cuda extra on Linux).",
                 hint=f"{pip(facts, 'uninstall', '-y', 'tensorflow-gpu')} && {install_tf_with_cuda(facts)}",
                 link=TF_INSTALL_DOCS,
@@ -102,19 +115,28 @@ def _build(facts: Facts, tf: TensorFlowFacts, host: HostFacts | Unavailable) -> 
     if isinstance(build, Unavailable):
         return [
             Finding(
-                "tf-build-info-unreadable", Severity.WARNING, T, f"Cannot read what TF {tf.version} was built for",
-                detail=build.reason, hint=f"Reinstall TensorFlow: {install_tf_with_cuda(facts)}",
+                "tf-build-info-unreadable",
+                Severity.WARNING,
+                T,
+                f"Cannot read what TF {tf.version} was built for",
+                detail=build.reason,
+                hint=f"Reinstall TensorFlow: {install_tf_with_cuda(facts)}",
             )
         ]
     if build.is_rocm_build:
-        return [Finding("tf-rocm-build", Severity.INFO, T, f"{tf.distribution} {tf.version} is a ROCm build (AMD GPUs)")]
+        return [
+            Finding("tf-rocm-build", Severity.INFO, T, f"{tf.distribution} {tf.version} is a ROCm build (AMD GPUs)")
+        ]
     is_macos = isinstance(host, HostFacts) and host.os_name == "Darwin"
     if not build.is_cuda_build:
         if is_macos:
             return []
         return [
             Finding(
-                "tf-built-without-cuda", Severity.ERROR, T, f"{tf.distribution} {tf.version} is a CPU-only build",
+                "tf-built-without-cuda",
+                Severity.ERROR,
+                T,
+                f"{tf.distribution} {tf.version} is a CPU-only build",
                 detail="Its build_info says is_cuda_build=False: this TensorFlow can never use a GPU.",
                 hint=f"{pip(facts, 'uninstall', '-y', tf.distribution)} && {install_tf_with_cuda(facts)}",
                 link=TF_INSTALL_DOCS,
@@ -123,7 +145,9 @@ def _build(facts: Facts, tf: TensorFlowFacts, host: HostFacts | Unavailable) -> 
     caps = ", ".join(build.compute_capabilities)
     return [
         Finding(
-            "tensorflow-installed", Severity.OK, T,
+            "tensorflow-installed",
+            Severity.OK,
+            T,
             f"{tf.distribution} {tf.version}, built for CUDA {build.cuda_version} / cuDNN {build.cudnn_version} ({caps})",
             detail=tf.package_dir,
         )
@@ -137,7 +161,10 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
     if keras and tf_key >= (2, 16) and version_key(keras.version) < (3,):
         out.append(
             Finding(
-                "keras-version-mismatch", Severity.ERROR, T, f"keras {keras.version} with TF {tf.version}, which needs Keras 3",
+                "keras-version-mismatch",
+                Severity.ERROR,
+                T,
+                f"keras {keras.version} with TF {tf.version}, which needs Keras 3",
                 detail="From TF 2.16 tf.keras is Keras 3; Keras 2 code needs the tf-keras package and TF_USE_LEGACY_KERAS=1.",
                 hint=pip(facts, "install", "--upgrade", "keras>=3"),
                 link=KERAS3_DOCS,
@@ -146,7 +173,10 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
     if keras and tf_key < (2, 16) and version_key(keras.version) >= (3,):
         out.append(
             Finding(
-                "keras-version-mismatch", Severity.ERROR, T, f"keras {keras.version} (Keras 3) with TF {tf.version}, which ships Keras 2",
+                "keras-version-mismatch",
+                Severity.ERROR,
+                T,
+                f"keras {keras.version} (Keras 3) with TF {tf.version}, which ships Keras 2",
                 detail="TF before 2.16 imports its own Keras 2; Keras 3 breaks `import tensorflow`'s keras module.",
                 hint=pip(facts, "install", f"keras~={tf_key[0]}.{tf_key[1]}.0"),
                 link=KERAS3_DOCS,
@@ -156,7 +186,9 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
     if tf_keras and major_minor(tf_keras.version) != major_minor(tf.version):
         out.append(
             Finding(
-                "tf-keras-version-mismatch", Severity.WARNING, T,
+                "tf-keras-version-mismatch",
+                Severity.WARNING,
+                T,
                 f"tf-keras {tf_keras.version} does not match TF {tf.version}",
                 detail="tf-keras is released in lockstep with TensorFlow; another minor version may fail at import.",
                 hint=pip(facts, "install", f"tf-keras=={major_minor(tf.version)}.*"),
@@ -181,7 +213,9 @@ def check_python(facts: Facts) -> list[Finding]:
             best = newest_release_for_python(py)
             return [
                 Finding(
-                    "python-unsupported-by-tensorflow", Severity.WARNING, T,
+                    "python-unsupported-by-tensorflow",
+                    Severity.WARNING,
+                    T,
                     f"Python {py} is outside TF {tf.version}'s tested range {release.python_min}-{release.python_max}",
                     hint=install_tf_with_cuda(facts, major_minor(best.version)) if best else "",
                     link=release.source_url,
@@ -191,7 +225,9 @@ def check_python(facts: Facts) -> list[Finding]:
     if newest_release_for_python(py) is None and version_key(py) > version_key(newest.python_max):
         return [
             Finding(
-                "python-too-new-for-tensorflow", Severity.ERROR, T,
+                "python-too-new-for-tensorflow",
+                Severity.ERROR,
+                T,
                 f"No TensorFlow release supports Python {py} yet",
                 detail=f"The newest, TF {newest.version}, supports Python {newest.python_min}-{newest.python_max}.",
                 hint=f"Create a Python {newest.python_max} environment: python{newest.python_max} -m venv .venv && "
