@@ -31,7 +31,7 @@ _SONAMES: dict[str, tuple[tuple[str, str, str, bool], ...]] = {
         ("cufft", "libcufft.so.11", "cufft", True),
         ("cusolver", "libcusolver.so.11", "cusolver", True),
         ("cusparse", "libcusparse.so.12", "cusparse", True),
-        ("nvjitlink", "libnvJitLink.so.12", "nvjitlink", True),
+        ("nvjitlink", "libnvJitLink.so.12", "nvjitlink", False),
         ("nccl", "libnccl.so.2", "nccl", False),
         ("cupti", "libcupti.so.12", "cuda_cupti", False),
     ),

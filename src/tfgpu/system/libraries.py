@@ -57,7 +57,7 @@ def read_ld_cache(runner: CommandRunner) -> dict[str, list[str]] | Unavailable:
 
 
 def search_order(
-    ld_library_path: str | None, runpath: Sequence[str], ld_cache_dirs: Sequence[str]
+    ld_library_path: str | None, runpath: Sequence[str], ld_cache_dirs: Sequence[str], root: str = "/"
 ) -> tuple[SearchDir, ...]:
     """The directories dlopen() searches from libtensorflow_framework, in order, deduplicated."""
     ordered: list[SearchDir] = []
@@ -66,7 +66,7 @@ def search_order(
         ("ld_library_path", [p for p in (ld_library_path or "").split(":") if p]),
         ("runpath", list(runpath)),
         ("ld_cache", list(ld_cache_dirs)),
-        ("default", list(DEFAULT_DIRS)),
+        ("default", [os.path.join(root, d.lstrip("/")) for d in DEFAULT_DIRS]),
     )
     for origin, paths in groups:
         for path in paths:
@@ -77,7 +77,7 @@ def search_order(
     return tuple(ordered)
 
 
-def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None) -> list[str]:
+def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None, root: str = "/") -> list[str]:
     """Places CUDA libraries are often installed that TF's loader does not search by itself."""
     dirs: list[str] = []
     for site in site_dirs:
@@ -85,9 +85,9 @@ def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None) -> li
     if conda_prefix:
         dirs.append(os.path.join(conda_prefix, "lib"))
     for pattern in CUDA_ROOT_GLOBS:
-        for root in sorted(glob.glob(pattern)):
-            dirs.extend([os.path.join(root, "lib64"), os.path.join(root, "targets", "x86_64-linux", "lib")])
-    dirs.append("/usr/lib/wsl/lib")
+        for cuda in sorted(glob.glob(os.path.join(root, pattern.lstrip("/")))):
+            dirs.extend([os.path.join(cuda, "lib64"), os.path.join(cuda, "targets", "x86_64-linux", "lib")])
+    dirs.append(os.path.join(root, "usr/lib/wsl/lib"))
     return [d for d in dirs if os.path.isdir(d)]
 
 
@@ -166,22 +166,22 @@ def locate(
     return tuple(out)
 
 
-def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str]) -> list[tuple[str, str]]:
+def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str], root: str = "/") -> list[tuple[str, str]]:
     """(root, origin) where XLA looks for ptxas and libdevice, in its order."""
     roots: list[tuple[str, str]] = []
     flag = _DATA_DIR_FLAG.search(environ.get("XLA_FLAGS", ""))
     if flag:
         roots.append((flag.group(1), "xla_flags"))
     roots.extend((os.path.join(site, "nvidia", "cuda_nvcc"), "wheel") for site in site_dirs)
-    roots.append(("/usr/local/cuda", "default"))
+    roots.append((os.path.join(root, "usr/local/cuda"), "default"))
     return roots
 
 
 def locate_xla_tools(
-    environ: Mapping[str, str], site_dirs: Sequence[str], runner: CommandRunner
+    environ: Mapping[str, str], site_dirs: Sequence[str], runner: CommandRunner, root: str = "/"
 ) -> tuple[CudaLibrary, CudaLibrary]:
-    """Ptxas (XLA compiles PTX with it) and libdevice.10.bc (math functions for XLA kernels)."""
-    roots = cuda_roots(environ, site_dirs)
+    """The ptxas (XLA compiles PTX with it) and libdevice.10.bc (math for XLA kernels) XLA would use."""
+    roots = cuda_roots(environ, site_dirs, root)
     path_dirs = [(p, "path") for p in environ.get("PATH", "").split(":") if p]
     ptxas: list[LibraryCopy] = []
     for root, origin in [(os.path.join(r, "bin"), o) for r, o in roots] + path_dirs:
@@ -213,18 +213,20 @@ def collect_libraries(
     site_dirs: Sequence[str],
     conda_prefix: str | None,
     runner: CommandRunner,
+    root: str = "/",
 ) -> LibraryFacts:
     """Locate every library and XLA tool a CUDA build of TF needs.
 
     Source: ``ldconfig -p``, LD_LIBRARY_PATH, the RUNPATH of libtensorflow_framework.so.2,
-    the file system, wheel metadata, and ``ptxas --version``.
+    the file system, wheel metadata, and ``ptxas --version``. ``root`` prefixes the fixed system
+    directories (tests point it at a recorded tree); PATH and LD_LIBRARY_PATH are taken as they are.
     """
     cache = read_ld_cache(runner)
     cache_map = {} if isinstance(cache, Unavailable) else cache
     cache_dirs = sorted({os.path.dirname(p) for paths in cache_map.values() for p in paths})
-    order = search_order(environ.get("LD_LIBRARY_PATH"), runpath, cache_dirs)
-    libraries = locate(wanted, order, other_install_dirs(site_dirs, conda_prefix), cache_map, cuda_major)
-    tools = locate_xla_tools(environ, site_dirs, runner)
+    order = search_order(environ.get("LD_LIBRARY_PATH"), runpath, cache_dirs, root)
+    libraries = locate(wanted, order, other_install_dirs(site_dirs, conda_prefix, root), cache_map, cuda_major)
+    tools = locate_xla_tools(environ, site_dirs, runner, root)
     return LibraryFacts(cuda_major, libraries + tools, order, foreign_cudart(environ, cuda_major))
 
 

@@ -56,15 +56,16 @@ def os_release(root: Path) -> str:
     for line in text.splitlines():
         if line.startswith("PRETTY_NAME="):
             return line.split("=", 1)[1].strip().strip('"')
-    return platform.platform()
+    # Not platform.platform(): it asks `uname -p` through a subprocess, without a timeout.
+    return f"{platform.system()} {platform.release()}"
 
 
 def cpu_model(root: Path) -> str:
-    """The CPU model name from /proc/cpuinfo, or ``platform.processor()``."""
+    """The CPU model name from /proc/cpuinfo, or the machine type (never ``platform.processor()``, which forks)."""
     for line in (_read(root / "proc/cpuinfo") or "").splitlines():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
+    return platform.machine()
 
 
 def pci_devices(root: Path) -> tuple[PciDevice, ...]:

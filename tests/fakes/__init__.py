@@ -1,0 +1,1 @@
+"""Test doubles at the seams named in DESIGN.md, built from recorded real outputs."""

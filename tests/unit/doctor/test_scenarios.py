@@ -1,0 +1,305 @@
+"""Broken-machine scenarios: the real collectors and checks over fake machines built from
+recorded real layouts. Each asserts the finding id and that the fix names the right version.
+Issue numbers: tfgpu#2 (doctor foundation)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.machines import _dist_info, gpu_machine, lib_dir
+from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
+from tfgpu.doctor.collect import collect_facts
+from tfgpu.doctor.diagnose import diagnose
+from tfgpu.model.facts import HostFacts
+from tfgpu.model.findings import Finding, Severity
+from tfgpu.model.results import Diagnosis
+from tfgpu.nvml.client import MemoryInfo, ProcessInfo
+
+GIB = 1024**3
+
+
+def find(d: Diagnosis, finding_id: str) -> Finding:
+    matches = [f for f in d.findings if f.id == finding_id]
+    assert matches, f"{finding_id} not in {[f.id for f in d.findings]}"
+    return matches[0]
+
+
+def errors(d: Diagnosis) -> list[str]:
+    return [f.id for f in d.findings if f.severity is Severity.ERROR]
+
+
+def fixed_env(m) -> dict[str, str]:
+    return {**m.environ, "LD_LIBRARY_PATH": lib_dir(m, "cusolver")}
+
+
+def test_scenario_2_wheel_layout_hides_cusolver_reports_export_line(tmp_path):
+    m = gpu_machine(tmp_path)
+    f = find(m.diagnose(), "cuda-library-not-on-search-path")
+    assert "libcusolver.so.11" in f.summary
+    assert f.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cusolver')}")
+
+
+def test_scenario_2_with_ld_library_path_fix_is_healthy(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    d = m.diagnose()
+    assert errors(d) == []
+    ok = find(d, "cuda-libraries")
+    assert "cudnn 9.3.0.75" in ok.detail and "cusolver 11.6.3.83" in ok.detail
+
+
+def test_scenario_no_driver_with_nvidia_gpu_on_bus(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.no_driver()
+    f = find(m.diagnose(), "nvidia-driver-missing")
+    assert "ubuntu-drivers" in f.hint
+
+
+def test_scenario_driver_not_loaded(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.no_driver("NVMLError_DriverNotLoaded")
+    assert "modprobe nvidia" in find(m.diagnose(), "nvidia-driver-not-loaded").hint
+
+
+def test_scenario_driver_library_kernel_mismatch(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.no_driver("NVMLError_LibRmVersionMismatch")
+    assert "Reboot" in find(m.diagnose(), "nvidia-driver-mismatch").hint
+
+
+def test_scenario_kernel_module_differs_from_user_space_driver(tmp_path):
+    m = gpu_machine(tmp_path)
+    (m.root / "proc/driver/nvidia").mkdir(parents=True)
+    (m.root / "proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15\n")
+    assert "570.86.15" in find(m.diagnose(), "nvidia-driver-mismatch").detail
+
+
+def test_scenario_machine_without_any_gpu(tmp_path):
+    m = gpu_machine(tmp_path, tf=None, gpu=False)
+    m.nvml = FakeNvml.no_driver()
+    assert "CPU" in find(m.diagnose(), "no-nvidia-gpu").summary
+
+
+def test_scenario_amd_gpu_points_to_rocm(tmp_path):
+    m = gpu_machine(tmp_path, tf=None, gpu=False)
+    dev = m.root / "sys/bus/pci/devices/0000:03:00.0"
+    dev.mkdir(parents=True)
+    for name, value in (("vendor", "0x1002"), ("device", "0x740f"), ("class", "0x038000")):
+        (dev / name).write_text(value)
+    m.nvml = FakeNvml.no_driver()
+    assert "tensorflow-rocm" in find(m.diagnose(), "no-nvidia-gpu").hint
+
+
+def test_scenario_container_started_without_gpus(tmp_path):
+    m = gpu_machine(tmp_path, container=True)
+    m.nvml = FakeNvml.no_driver()
+    assert "--gpus all" in find(m.diagnose(), "container-without-gpu").hint
+
+
+def test_scenario_wsl_without_windows_driver(tmp_path):
+    m = gpu_machine(tmp_path, wsl=True, gpu=False)
+    m.nvml = FakeNvml.no_driver()
+    assert "Windows" in find(m.diagnose(), "wsl-gpu-driver-missing").hint
+
+
+def test_scenario_tensorflow_cpu_package(tmp_path):
+    m = gpu_machine(tmp_path, tf="cpu")
+    f = find(m.diagnose(), "tf-built-without-cuda")
+    assert "uninstall -y tensorflow-cpu" in f.hint and "'tensorflow[and-cuda]==2.21.*'" in f.hint
+
+
+def test_scenario_tensorflow_not_installed_recommends_newest_for_this_python(tmp_path):
+    m = gpu_machine(tmp_path, tf=None)
+    assert "'tensorflow[and-cuda]==2.21.*'" in find(m.diagnose(), "tensorflow-not-installed").hint
+
+
+def test_scenario_two_tensorflow_distributions(tmp_path):
+    m = gpu_machine(tmp_path)
+    _dist_info(m.site, "tensorflow-cpu", "2.20.0")
+    f = find(m.diagnose(), "tensorflow-multiple-distributions")
+    assert "tensorflow-cpu 2.20.0" in f.summary and "uninstall -y tensorflow tensorflow-cpu" in f.hint
+
+
+def test_scenario_removed_tensorflow_gpu_package(tmp_path):
+    m = gpu_machine(tmp_path)
+    _dist_info(m.site, "tensorflow-gpu", "2.12.0")
+    assert "uninstall -y tensorflow-gpu" in find(m.diagnose(), "tensorflow-gpu-removed").hint
+
+
+def test_scenario_driver_470_too_old_for_cuda_12_5(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml([FakeGpu()], driver="470.256.02", cuda=11040)
+    assert "555.42.06" in find(m.diagnose(), "driver-too-old-for-cuda").hint
+
+
+def test_scenario_driver_535_runs_only_by_minor_version_compatibility(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml([FakeGpu()], driver="535.183.01", cuda=12020)
+    f = find(m.diagnose(), "driver-older-than-cuda-runtime")
+    assert f.severity is Severity.WARNING and "555.42.06" in f.hint
+
+
+def test_scenario_maxwell_gpu_below_tf_2_21_minimum(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.single_gpu(name="Tesla M40", compute_capability=(5, 2))
+    f = find(m.diagnose(), "gpu-compute-capability-too-low")
+    assert "'tensorflow[and-cuda]==2.16.*'" in f.hint
+
+
+def test_scenario_blackwell_gpu_needs_ptx_jit(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.single_gpu(name="NVIDIA GeForce RTX 5090", compute_capability=(12, 0))
+    f = find(m.diagnose(), "gpu-needs-ptx-jit")
+    assert "CUDA_CACHE_MAXSIZE" in f.hint and "2.21.0" in f.summary
+
+
+def test_scenario_gpu_memory_held_by_another_process(tmp_path):
+    m = gpu_machine(tmp_path)
+    used = 100 * GIB
+    m.nvml = FakeNvml(
+        [replace(FakeGpu(), memory_info=MemoryInfo(140 * GIB, used, 40 * GIB), processes=(ProcessInfo(4242, used),))],
+        process_names={4242: "python3 train.py"},
+    )
+    f = find(m.diagnose(), "gpu-memory-in-use")
+    assert "pid 4242" in f.detail and "100.0 of 140.0 GiB" in f.summary
+
+
+def test_scenario_gpu_thermal_slowdown(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.single_gpu(clocks_event_reasons=0x40, temperature_celsius=85)
+    d = m.diagnose()
+    assert "hw_thermal_slowdown" in find(d, "gpu-throttling").summary
+    assert "87 °C" in find(d, "gpu-hot").summary
+
+
+@pytest.mark.parametrize("value", ["", "-1", "none"])
+def test_scenario_cuda_visible_devices_hides_every_gpu(tmp_path, value):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "CUDA_VISIBLE_DEVICES": value}
+    assert "unset CUDA_VISIBLE_DEVICES" in find(m.diagnose(), "cuda-visible-devices-hides-all").hint
+
+
+def test_scenario_cuda_visible_devices_beyond_gpu_count(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "CUDA_VISIBLE_DEVICES": "0,2"}
+    assert find(m.diagnose(), "cuda-visible-devices-out-of-range").hint == "export CUDA_VISIBLE_DEVICES=0"
+
+
+def test_scenario_cudnn_wheel_missing(tmp_path):
+    m = gpu_machine(tmp_path, drop=("nvidia/cudnn/",))
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "cuda-library-missing")
+    assert "libcudnn.so.9" in f.summary and "'tensorflow[and-cuda]==2.21.*'" in f.hint
+
+
+def test_scenario_old_cudnn_on_ld_library_path_shadows_wheel(tmp_path):
+    m = gpu_machine(tmp_path)
+    old = tmp_path / "opt/cudnn-9.1/lib"
+    old.mkdir(parents=True)
+    (old / "libcudnn.so.9.1.0").write_bytes(b"")
+    os.symlink("libcudnn.so.9.1.0", old / "libcudnn.so.9")
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": f"{old}:{lib_dir(m, 'cusolver')}"}
+    d = m.diagnose()
+    assert "'nvidia-cudnn-cu12>=9.3'" in find(d, "cudnn-older-than-build").hint
+    assert str(old) in find(d, "ld-library-path-shadows-wheel").hint
+
+
+def test_scenario_second_cuda_toolkit_on_ld_library_path(tmp_path):
+    m = gpu_machine(tmp_path)
+    cuda118 = tmp_path / "usr/local/cuda-11.8/lib64"
+    cuda118.mkdir(parents=True)
+    (cuda118 / "libcudart.so.11.8.89").write_bytes(b"")
+    os.symlink("libcudart.so.11.8.89", cuda118 / "libcudart.so.11.0")
+    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{cuda118}:{lib_dir(m, 'cusolver')}"}
+    f = find(m.diagnose(), "ld-library-path-other-cuda")
+    assert "11.8.89" in f.summary and str(cuda118) in f.hint
+
+
+def test_scenario_ptxas_missing_for_xla(tmp_path):
+    m = gpu_machine(tmp_path, drop=("nvidia/cuda_nvcc/",))
+    m.environ = fixed_env(m)
+    assert "nvidia-cuda-nvcc-cu12" in find(m.diagnose(), "xla-ptxas-missing").hint
+
+
+def test_scenario_keras_2_with_tf_2_21(tmp_path):
+    m = gpu_machine(tmp_path)
+    for info in m.site.glob("keras-*.dist-info"):
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: keras\nVersion: 2.15.0\n")
+    assert "'keras>=3'" in find(m.diagnose(), "keras-version-mismatch").hint
+
+
+def test_scenario_tf_keras_of_another_release(tmp_path):
+    m = gpu_machine(tmp_path)
+    _dist_info(m.site, "tf-keras", "2.15.1")
+    assert "'tf-keras==2.21.*'" in find(m.diagnose(), "tf-keras-version-mismatch").hint
+
+
+def test_scenario_cudnn_8_wheel_with_tf_2_21(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    for info in m.site.glob("nvidia_cudnn_cu12-*.dist-info"):
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\nVersion: 8.9.7.29\n")
+    f = find(m.diagnose(), "cuda-library-version-mismatch")
+    assert "nvidia-cudnn-cu12 8.9.7.29" in f.summary and ">=9.3.0.75" in f.hint
+
+
+def test_scenario_invalid_tf_gpu_allocator(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "TF_GPU_ALLOCATOR": "cuda_malloc"}
+    assert "cuda_malloc_async" in find(m.diagnose(), "tf-gpu-allocator-invalid").hint
+
+
+def test_scenario_xla_flags_point_at_missing_cuda(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "XLA_FLAGS": "--xla_gpu_cuda_data_dir=/opt/nowhere"}
+    assert "/opt/nowhere" in find(m.diagnose(), "xla-cuda-data-dir-missing").summary
+
+
+def test_scenario_gpu_fell_off_the_bus(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.single_gpu(memory_info=nvml_error("NVMLError_GpuIsLost", "nvml:nvmlDeviceGetMemoryInfo"))
+    assert "Xid 79" in find(m.diagnose(), "gpu-lost").hint
+
+
+def _with_host(m, **changes) -> Diagnosis:
+    facts = collect_facts(m.sources())
+    assert isinstance(facts.host, HostFacts)
+    return diagnose(replace(facts, host=replace(facts.host, **changes)))
+
+
+def test_scenario_native_windows_with_tf_2_21(tmp_path):
+    m = gpu_machine(tmp_path)
+    f = find(_with_host(m, os_name="Windows"), "windows-native-no-gpu")
+    assert "WSL2" in f.hint and "tensorflow<2.11" in f.hint
+
+
+def test_scenario_python_newer_than_every_tf_release(tmp_path):
+    m = gpu_machine(tmp_path, tf=None)
+    f = find(_with_host(m, python_version="3.14.0"), "python-too-new-for-tensorflow")
+    assert "python3.13 -m venv" in f.hint and "tensorflow[and-cuda]==2.21.*" in f.hint
+
+
+def test_scenario_mig_enabled_gpu(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    m.nvml = FakeNvml.single_gpu(mig_mode=True)
+    assert "MIG-<uuid>" in find(m.diagnose(), "gpu-mig-enabled").hint
+
+
+def test_every_finding_id_is_documented():
+    docs = Path(__file__).parents[3] / "docs" / "findings.md"
+    documented = docs.read_text()
+
+    src = Path(__file__).parents[3] / "src" / "tfgpu" / "doctor"
+    ids = set()
+    for path in src.rglob("*.py"):
+        text = path.read_text()
+        ids.update(re.findall(r'Finding\(\s*"([a-z0-9-]+)"', text))
+        ids.update(f"collector-{p}-failed" for p in re.findall(r'"(host|packages|tensorflow|libraries|gpus|environ)"', text))
+    missing = sorted(i for i in ids if f"`{i}`" not in documented)
+    assert ids and not missing, missing
