@@ -6,13 +6,7 @@ Importing tfgpu loads neither TensorFlow nor NVML (rule R10); the CLI is ``tfgpu
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
+from tfgpu._version import __version__
 from tfgpu.model.errors import DiagnosticError, TfgpuError
-
-try:
-    __version__ = version("tfgpu")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
 
 __all__ = ["DiagnosticError", "TfgpuError", "__version__"]

@@ -20,7 +20,7 @@ def elf_bytes(soname: str | None = None, needed: tuple[str, ...] = (), runpath: 
         strings += text.encode() + b"\0"
     strtab_off = 64 + 2 * 56
     dyn_off = (strtab_off + len(strings) + 7) & ~7
-    entries = [(5, BASE + strtab_off)]
+    entries = [(5, BASE + strtab_off), (10, len(strings))]  # DT_STRTAB, DT_STRSZ
     if soname:
         entries.append((14, offsets[soname]))
     entries += [(1, offsets[n]) for n in needed]

@@ -48,7 +48,12 @@ def tf_gpu_site(site: Path, *, drop: tuple[str, ...] = ()) -> Path:
     (tf / "__init__.py").write_text("")
     (tf / "python/platform/build_info.py").write_text((TF_FIXTURES / "build_info-2.21.0-gpu.py").read_text())
     runpath = ":".join((TF_FIXTURES / "runpath-2.21.0-gpu-libtensorflow_framework.txt").read_text().split())
-    write_elf(tf / "libtensorflow_framework.so.2", soname="libtensorflow_framework.so.2", needed=("libc.so.6",), runpath=runpath)
+    write_elf(
+        tf / "libtensorflow_framework.so.2",
+        soname="libtensorflow_framework.so.2",
+        needed=("libc.so.6",),
+        runpath=runpath,
+    )
     _dist_info(site, "keras", "3.15.1")
     return site
 

@@ -86,16 +86,22 @@ class FakeNvml:
             mem, util = g["memory_info"], g["utilization"]
             gpus.append(
                 FakeGpu(
-                    name=g["name"], uuid=g["uuid"], pci_bus_id=g["pci_bus_id"],
+                    name=g["name"],
+                    uuid=g["uuid"],
+                    pci_bus_id=g["pci_bus_id"],
                     compute_capability=tuple(g["compute_capability"]),  # type: ignore[arg-type]
                     memory_info=MemoryInfo(mem["total_bytes"], mem["used_bytes"], mem["free_bytes"]),
                     utilization=Utilization(util["gpu_percent"], util["memory_percent"]),
                     temperature_celsius=g["temperature_celsius"],
                     slowdown_temperature_celsius=g["slowdown_temperature_celsius"],
-                    power_draw_watts=g["power_draw_watts"], power_limit_watts=g["power_limit_watts"],
-                    clocks=g["clock_mhz"], max_clocks=g["max_clock_mhz"],
-                    clocks_event_reasons=g["clocks_event_reasons"], persistence_mode=g["persistence_mode"],
-                    mig_mode=_value_or_error(g["mig_mode"]), ecc_enabled=g["ecc_enabled"],
+                    power_draw_watts=g["power_draw_watts"],
+                    power_limit_watts=g["power_limit_watts"],
+                    clocks=g["clock_mhz"],
+                    max_clocks=g["max_clock_mhz"],
+                    clocks_event_reasons=g["clocks_event_reasons"],
+                    persistence_mode=g["persistence_mode"],
+                    mig_mode=_value_or_error(g["mig_mode"]),
+                    ecc_enabled=g["ecc_enabled"],
                     processes=tuple(ProcessInfo(p["pid"], p["used_memory_bytes"]) for p in g["processes"]),
                 )
             )

@@ -7,12 +7,20 @@ import os
 import socket
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
-from tfgpu.nvml.client import NvmlClient, PynvmlClient
-from tfgpu.report.markdown import Redactions
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
+
+if TYPE_CHECKING:
+    from tfgpu.nvml.client import NvmlClient
+
+
+def _pynvml_client() -> NvmlClient:
+    # Imported on first use: `tfgpu --help` and `--from` never load NVML.
+    from tfgpu.nvml.client import PynvmlClient
+
+    return PynvmlClient()
 
 
 def _user() -> str | None:
@@ -32,8 +40,9 @@ class CliEnvironment:
     environ: Mapping[str, str]
     color: bool
     runner_factory: Callable[[], CommandRunner] = SubprocessRunner
-    nvml_factory: Callable[[], NvmlClient] = PynvmlClient
-    redactions: Redactions = field(default_factory=Redactions)
+    nvml_factory: Callable[[], NvmlClient] = _pynvml_client
+    user: str | None = None
+    host: str | None = None
 
     @classmethod
     def from_process(cls) -> CliEnvironment:
@@ -45,5 +54,6 @@ class CliEnvironment:
             stdin=sys.stdin,
             environ=dict(os.environ),
             color=color,
-            redactions=Redactions(user=_user(), host=socket.gethostname()),
+            user=_user(),
+            host=socket.gethostname(),
         )

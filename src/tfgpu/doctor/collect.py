@@ -82,7 +82,14 @@ def _libraries(
     conda = None if isinstance(host, Unavailable) else host.conda_prefix
     wanted = wanted_libraries(build.cuda_version, build.cudnn_version)
     return collect_libraries(
-        wanted, build.cuda_version.split(".")[0], runpath, s.environ, list(dict.fromkeys(sites)), conda, s.runner, str(s.root)
+        wanted,
+        build.cuda_version.split(".")[0],
+        runpath,
+        s.environ,
+        list(dict.fromkeys(sites)),
+        conda,
+        s.runner,
+        str(s.root),
     )
 
 

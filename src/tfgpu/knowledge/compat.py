@@ -13,9 +13,10 @@ import io
 import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.version import InvalidVersion, Version
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 _DRIVER = re.compile(r"(\d+(?:\.\d+){0,2})")
 
@@ -60,8 +61,13 @@ class TfRelease:
     cuda: str
     cudnn: str
     cuda_pip_extra: str
-    nvidia_pins: tuple[Requirement, ...]
+    nvidia_pins_text: str
     source_url: str
+
+    @property
+    def nvidia_pins(self) -> tuple[Requirement, ...]:
+        """The ``Requires-Dist`` entries behind the and-cuda extra, parsed on demand."""
+        return _pins(self.nvidia_pins_text)
 
     def supports_python(self, python_version: str) -> bool:
         """Whether the release's tested range includes this Python major.minor."""
@@ -78,7 +84,10 @@ def _python_range(text: str) -> tuple[str, str]:
     return low, high or low
 
 
+@functools.cache
 def _pins(text: str) -> tuple[Requirement, ...]:
+    from packaging.requirements import InvalidRequirement, Requirement  # 15 ms: only when pins are asked for
+
     out = []
     for raw in text.split(";"):
         try:
@@ -106,7 +115,7 @@ def tf_releases(platform: str = "linux-gpu") -> tuple[TfRelease, ...]:
                 cuda=row["wheel_build_cuda"] or row["cuda"],
                 cudnn=row["cudnn"],
                 cuda_pip_extra=row["cuda_pip_extra"],
-                nvidia_pins=_pins(row["nvidia_wheel_pins"]),
+                nvidia_pins_text=row["nvidia_wheel_pins"],
                 source_url=row["source_url"],
             )
         )
@@ -199,6 +208,8 @@ def gpu_model(name: str) -> GpuModel | None:
 
 def pinned_version_ok(pin: Requirement, installed: str) -> bool:
     """Whether an installed version satisfies a pin of TF's ``and-cuda`` extra."""
+    from packaging.version import InvalidVersion, Version
+
     try:
         return Version(installed) in pin.specifier
     except InvalidVersion:

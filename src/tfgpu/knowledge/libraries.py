@@ -52,7 +52,7 @@ def wanted_libraries(cuda_version: str, cudnn_version: str | None) -> tuple[Want
 
     Examples:
         >>> [w.soname for w in wanted_libraries("12.5.1", "9")][:2]
-        ['libcudart.so.12', 'libcublas.so.12']
+        ['libcudart.so.12', 'libcudnn.so.9']
     """
     major = cuda_version.split(".")[0]
     libs = [WantedLibrary(*row) for row in _SONAMES.get(major, ())]

@@ -34,7 +34,7 @@ def parse_ldconfig(text: str, machine: str = "x86-64") -> dict[str, list[str]]:
     r"""Soname → paths from ``ldconfig -p``, keeping entries of this machine's ABI.
 
     Examples:
-        >>> parse_ldconfig("\\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1")
+        >>> parse_ldconfig("    libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1")
         {'libcuda.so.1': ['/usr/lib/x86_64-linux-gnu/libcuda.so.1']}
     """
     out: dict[str, list[str]] = {}

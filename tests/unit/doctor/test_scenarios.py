@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from tests.fakes.machines import _dist_info, gpu_machine, lib_dir
 from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
+
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.doctor.diagnose import diagnose
 from tfgpu.model.facts import HostFacts
@@ -300,6 +300,8 @@ def test_every_finding_id_is_documented():
     for path in src.rglob("*.py"):
         text = path.read_text()
         ids.update(re.findall(r'Finding\(\s*"([a-z0-9-]+)"', text))
-        ids.update(f"collector-{p}-failed" for p in re.findall(r'"(host|packages|tensorflow|libraries|gpus|environ)"', text))
+        ids.update(
+            f"collector-{p}-failed" for p in re.findall(r'"(host|packages|tensorflow|libraries|gpus|environ)"', text)
+        )
     missing = sorted(i for i in ids if f"`{i}`" not in documented)
     assert ids and not missing, missing

@@ -14,8 +14,6 @@ from tfgpu.doctor.diagnose import diagnose
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import Facts
 from tfgpu.report.json import facts_from_document, render_json
-from tfgpu.report.markdown import render_markdown
-from tfgpu.report.text import make_console, render_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +57,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     if args.json:
         env.stdout.write(render_json(diagnosis))
     elif args.markdown:
-        env.stdout.write(render_markdown(diagnosis, env.redactions))
+        from tfgpu.report.markdown import Redactions, render_markdown
+
+        env.stdout.write(render_markdown(diagnosis, Redactions(env.user, env.host)))
     else:
+        from tfgpu.report.text import make_console, render_text  # rich loads only for humans
+
         render_text(diagnosis, make_console(env.stdout, color=env.color), static=True)
     return ExitStatus.FINDINGS_ERROR if diagnosis.problems(strict=args.strict) else ExitStatus.SUCCESS

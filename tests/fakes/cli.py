@@ -1,0 +1,47 @@
+"""run_cli(): the CLI in-process with injected streams and seams (httpie's tests.utils.http)."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.nvml import FakeNvml
+from tests.fakes.runner import FakeCommandRunner
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.main import main
+
+
+@dataclass
+class CliResult:
+    stdout: str
+    stderr: str
+    exit_status: int
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def mock_environment(
+    nvml: FakeNvml | None = None, runner: FakeCommandRunner | None = None, **kwargs: Any
+) -> CliEnvironment:
+    return CliEnvironment(
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+        stdin=io.StringIO(),
+        environ=kwargs.pop("environ", {"PATH": "/usr/bin"}),
+        color=False,
+        runner_factory=lambda: runner or FakeCommandRunner(),
+        nvml_factory=lambda: nvml or FakeNvml.no_driver(),
+        user=kwargs.pop("user", "ada"),
+        host=kwargs.pop("host", "ada-workstation"),
+    )
+
+
+def run_cli(*argv: str, env: CliEnvironment | None = None) -> CliResult:
+    env = env or mock_environment()
+    status = main(list(argv), env)
+    assert isinstance(env.stdout, io.StringIO) and isinstance(env.stderr, io.StringIO)
+    return CliResult(env.stdout.getvalue(), env.stderr.getvalue(), status)

@@ -1,0 +1,100 @@
+"""The doctor on this real machine with the real tensorflow-cpu wheel installed (no GPU, no driver)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.fakes.elf import write_elf
+
+from tfgpu.nvml.client import PynvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.elf import read_dynamic
+from tfgpu.system.tf_install import find_tensorflow_dir
+
+
+def _tfgpu(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tfgpu", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_doctor_json_on_this_machine_finds_the_cpu_build():
+    result = _tfgpu("doctor", "--json")
+    assert result.returncode == 3, result.stderr
+    doc = json.loads(result.stdout)
+    ids = {f["id"] for f in doc["findings"]}
+    assert "tf-built-without-cuda" in ids
+    assert doc["facts"]["tensorflow"]["distribution"] == "tensorflow-cpu"
+    assert doc["facts"]["tensorflow"]["build"]["is_cuda_build"] is False
+
+
+def test_doctor_text_on_this_machine_has_all_sections_and_no_traceback():
+    result = _tfgpu("doctor")
+    for section in ("Hardware & driver", "CUDA libraries", "TensorFlow", "Environment"):
+        assert section in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_real_nvml_binding_without_driver_reports_library_not_found():
+    client = PynvmlClient()
+    try:
+        count = client.device_count()
+    except NvmlUnavailable as exc:
+        assert exc.kind in ("NVMLError_LibraryNotFound", "NVMLError_DriverNotLoaded")
+        assert exc.reason
+    else:
+        pytest.skip(f"this machine has an NVIDIA driver ({count} GPUs)")
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf (binutils) not installed")
+def test_elf_parser_agrees_with_readelf_on_tensorflow_and_on_the_fake_writer(tmp_path):
+    tf_dir = find_tensorflow_dir()
+    assert tf_dir is not None
+    candidates = [
+        tf_dir / "libtensorflow_cc.so.2",
+        write_elf(tmp_path / "libf.so", soname="libf.so", runpath="$ORIGIN/a:/b"),
+    ]
+    for lib in candidates:
+        out = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True, timeout=60).stdout
+        line = next((ln for ln in out.splitlines() if "(RUNPATH)" in ln), "")
+        expected = list(dict.fromkeys(line.split("[", 1)[1].rstrip("]").split(":"))) if line else []
+        assert list(read_dynamic(str(lib)).runpath) == expected
+
+
+def test_import_and_help_load_neither_tensorflow_nor_pynvml():
+    code = (
+        "import sys, tfgpu\n"
+        "from tfgpu.cli.main import main\n"
+        "try:\n    main(['doctor', '--help'])\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in ('tensorflow', 'pynvml', 'keras') if m in sys.modules]\n"
+        "print('LOADED', bad)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "LOADED []" in result.stdout, result.stdout + result.stderr
+
+
+def test_wheel_installs_into_a_clean_venv_and_runs(tmp_path):
+    repo = Path(__file__).parents[2]
+    wheel_dir = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheel_dir), str(repo)],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    wheel = next(wheel_dir.glob("tfgpu-*.whl"))
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, timeout=600, capture_output=True)
+    version = subprocess.run([str(venv / "bin" / "tfgpu"), "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout.startswith("tfgpu ")
+    doctor = subprocess.run(
+        [str(venv / "bin" / "tfgpu"), "doctor", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert doctor.returncode == 3, doctor.stderr
+    ids = {f["id"] for f in json.loads(doctor.stdout)["findings"]}
+    assert "tensorflow-not-installed" in ids
