@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -14,6 +15,7 @@ from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
     from tfgpu.nvml.client import NvmlClient
+    from tfgpu.probe.runner import ProbeRunner
 
 
 def _pynvml_client() -> NvmlClient:
@@ -21,6 +23,12 @@ def _pynvml_client() -> NvmlClient:
     from tfgpu.nvml.client import PynvmlClient
 
     return PynvmlClient()
+
+
+def _subprocess_probe(python: str | None) -> ProbeRunner:
+    from tfgpu.probe.runner import SubprocessProbeRunner
+
+    return SubprocessProbeRunner(python)
 
 
 def _user() -> str | None:
@@ -41,8 +49,20 @@ class CliEnvironment:
     color: bool
     runner_factory: Callable[[], CommandRunner] = SubprocessRunner
     nvml_factory: Callable[[], NvmlClient] = _pynvml_client
+    probe_factory: Callable[[str | None], ProbeRunner] = _subprocess_probe
     user: str | None = None
     host: str | None = None
+
+    @contextlib.contextmanager
+    def progress(self, message: str) -> Iterator[None]:
+        """A spinner on stderr while a slow step runs, only when stderr is a terminal."""
+        if not (self.color and self.stderr.isatty()):
+            yield
+            return
+        from rich.console import Console
+
+        with Console(file=self.stderr).status(message):
+            yield
 
     @classmethod
     def from_process(cls) -> CliEnvironment:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tfgpu.knowledge.libraries import wanted_libraries
 from tfgpu.model.facts import (
@@ -135,9 +135,34 @@ def _guard(name: str, fn: Callable[[], T]) -> T | Unavailable:
         return Unavailable(f"collector crashed: {type(exc).__name__}: {exc}", f"tfgpu:{name}")
 
 
-def collect_facts(sources: Sources, collectors: Collectors = Collectors(), tfgpu_version: str = "") -> Facts:
-    """Run every collector; each failure is kept as ``Unavailable`` in its place."""
-    host = _guard("host", lambda: collectors.host(sources))
+def for_interpreter(host: HostFacts | Unavailable, interpreter: Mapping[str, Any] | None) -> HostFacts | Unavailable:
+    """Host facts with the Python of another interpreter (``doctor --python``) in place of ours."""
+    if interpreter is None or isinstance(host, Unavailable):
+        return host
+    prefix, base = interpreter.get("prefix"), interpreter.get("base_prefix")
+    return replace(
+        host,
+        python_version=str(interpreter.get("version", host.python_version)),
+        python_executable=str(interpreter.get("executable", host.python_executable)),
+        venv_prefix=str(prefix) if prefix and prefix != base else None,
+        conda_prefix=str(prefix)
+        if prefix and os.path.isdir(os.path.join(str(prefix), "conda-meta"))
+        else host.conda_prefix,
+    )
+
+
+def collect_facts(
+    sources: Sources,
+    collectors: Collectors = Collectors(),
+    tfgpu_version: str = "",
+    interpreter: Mapping[str, Any] | None = None,
+) -> Facts:
+    """Run every collector; each failure is kept as ``Unavailable`` in its place.
+
+    ``interpreter`` (from the probe's ``interpreter`` task) describes the Python being diagnosed
+    when it is not this one; ``sources.search_path`` should then be its sys.path.
+    """
+    host = _guard("host", lambda: for_interpreter(collectors.host(sources), interpreter))
     packages = _guard("packages", lambda: collectors.packages(sources))
     tf = _guard("tensorflow", lambda: collectors.tensorflow(sources, packages))
     libraries = _guard("libraries", lambda: collectors.libraries(sources, tf, host))

@@ -9,6 +9,7 @@ from tfgpu.doctor.checks.cuda import check_cuda_libraries
 from tfgpu.doctor.checks.driver import check_driver, check_driver_for_cuda
 from tfgpu.doctor.checks.environ import check_environ
 from tfgpu.doctor.checks.gpus import check_gpus
+from tfgpu.doctor.checks.probe import check_probe
 from tfgpu.doctor.checks.tensorflow import check_python, check_tensorflow
 from tfgpu.model.facts import Facts
 from tfgpu.model.findings import Finding, Section, Severity
@@ -25,6 +26,7 @@ CHECKS: tuple[Check, ...] = (
     check_tensorflow,
     check_python,
     check_environ,
+    check_probe,
 )
 
 _SECTION_ORDER = {s: i for i, s in enumerate(Section)}

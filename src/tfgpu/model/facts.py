@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tfgpu.model.probe import ProbeFacts
 from tfgpu.model.unavailable import Unavailable
 
 FACTS_SCHEMA_VERSION = 1
@@ -228,6 +229,8 @@ class Facts:
     gpus: tuple[GpuFacts, ...] | Unavailable
     environ: tuple[tuple[str, str], ...] | Unavailable
     nvml: NvmlStatus = NvmlStatus(available=False, reason="not queried")
+    probe: ProbeFacts | None = None
+    """What starting TensorFlow in a child showed; None for a static diagnosis."""
     schema_version: int = FACTS_SCHEMA_VERSION
     tfgpu_version: str = field(default="")
 

@@ -46,7 +46,7 @@ def _finding(console: Console, finding: Finding) -> None:
         # Never wrap a fix: it is a command to copy and paste.
         console.print(Text.assemble(("     fix: ", "bold"), (finding.hint, "cyan")), soft_wrap=True)
     if finding.link:
-        console.print(Text(f"     see: {finding.link}", style="dim"), overflow="fold")
+        console.print(Text(f"     see: {finding.link}", style="dim"), soft_wrap=True)
     console.print(Text(f"     [{finding.id}]", style="dim"))
 
 

@@ -1,18 +1,23 @@
-"""``tfgpu doctor``: collect, check and report."""
+"""``tfgpu doctor``: collect, check (starting TensorFlow in a child unless --static) and report."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
 
 from tfgpu import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.doctor.checks.cuda import export_line, unreachable_dirs
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.doctor.diagnose import diagnose
 from tfgpu.model.errors import UsageError
-from tfgpu.model.facts import Facts
+from tfgpu.model.facts import Facts, LibraryFacts
+from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
+from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS
 from tfgpu.report.json import facts_from_document, render_json
 
 
@@ -21,9 +26,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a versioned JSON document (facts + findings)")
     fmt.add_argument("--markdown", action="store_true", help="print a redacted, paste-ready bug report")
+    fmt.add_argument(
+        "--fix-env", action="store_true", help="print the environment lines that make TF find its libraries"
+    )
+    parser.add_argument("--write", metavar="FILE", help="with --fix-env: write the lines to FILE (never overwrites)")
     parser.add_argument("--from", dest="from_file", metavar="REPORT", help="re-run the checks on a saved --json report")
     parser.add_argument("--strict", action="store_true", help="exit 3 on warnings too")
-    parser.add_argument("--static", action="store_true", help="only the checks that do not start TensorFlow")
+    parser.add_argument("--static", action="store_true", help="skip the live TensorFlow probe (no child process)")
+    parser.add_argument(
+        "--python", metavar="PATH", help="diagnose another interpreter (a venv, conda env, Jupyter kernel)"
+    )
+    parser.add_argument(
+        "--probe-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"kill the TensorFlow probe after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})",
+    )
 
 
 def load_facts(path: str) -> Facts:
@@ -46,13 +65,67 @@ def load_facts(path: str) -> Facts:
         raise UsageError(f"{path}: {exc}") from None
 
 
+def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Facts:
+    """Static facts, then (unless ``probe`` is False) what TF does in a child process."""
+    runner = env.probe_factory(args.python)
+    interpreter = None
+    search_path = None
+    if args.python:
+        if not (os.path.isfile(args.python) and os.access(args.python, os.X_OK)):
+            raise UsageError(f"--python {args.python}: not an executable file")
+        interpreter = run_interpreter_probe(runner, env.environ)
+        if interpreter is None:
+            raise UsageError(f"--python {args.python}: it did not run the probe (is it a Python 3 interpreter?)")
+        search_path = [str(p) for p in interpreter.get("path", [])]
+    sources = Sources(
+        runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ, search_path=search_path
+    )
+    facts = collect_facts(sources, tfgpu_version=__version__, interpreter=interpreter)
+    if not probe:
+        return facts
+    with env.progress(f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"):
+        live = run_tensorflow_probe(runner, env.environ, timeout_seconds=args.probe_timeout)
+    return replace(facts, probe=live)
+
+
+def fix_env_lines(facts: Facts) -> list[str]:
+    """The shell lines that make TF find installed-but-invisible libraries (empty when none are needed)."""
+    libs = facts.libraries
+    dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+    return [export_line(dirs)] if dirs else []
+
+
+def write_lines(path: str, lines: list[str]) -> None:
+    """Write the lines to a new file.
+
+    Raises:
+        UsageError: the file exists (nothing the user has is changed without asking) or cannot be written.
+    """
+    try:
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write("# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n")
+            fh.write("".join(line + "\n" for line in lines))
+    except FileExistsError:
+        raise UsageError(f"{path} exists; choose a new file name (tfgpu never overwrites)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Diagnose this machine (or the saved one) and print the report."""
-    if args.from_file:
-        facts = load_facts(args.from_file)
-    else:
-        sources = Sources(runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ)
-        facts = collect_facts(sources, tfgpu_version=__version__)
+    if args.write and not args.fix_env:
+        raise UsageError("--write needs --fix-env")
+    facts = load_facts(args.from_file) if args.from_file else gather(args, env, probe=not (args.static or args.fix_env))
+    if args.fix_env:
+        lines = fix_env_lines(facts)
+        if args.write:
+            write_lines(args.write, lines)
+            env.stderr.write(f"wrote {len(lines)} line(s) to {args.write}; run: source {args.write}\n")
+        else:
+            env.stdout.write(
+                "".join(line + "\n" for line in lines) or "# nothing to change: TF finds every library it needs\n"
+            )
+        return ExitStatus.SUCCESS
     diagnosis = diagnose(facts)
     if args.json:
         env.stdout.write(render_json(diagnosis))
@@ -63,5 +136,5 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     else:
         from tfgpu.report.text import make_console, render_text  # rich loads only for humans
 
-        render_text(diagnosis, make_console(env.stdout, color=env.color), static=True)
+        render_text(diagnosis, make_console(env.stdout, color=env.color), static=facts.probe is None)
     return ExitStatus.FINDINGS_ERROR if diagnosis.problems(strict=args.strict) else ExitStatus.SUCCESS

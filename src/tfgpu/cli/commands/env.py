@@ -1,0 +1,25 @@
+"""``tfgpu env``: the environment lines for ``eval "$(tfgpu env)"`` (static facts, no TensorFlow)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tfgpu import __version__
+from tfgpu.cli.commands.doctor import fix_env_lines
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.doctor.collect import Sources, collect_facts
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``tfgpu env`` takes no options."""
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
+    sources = Sources(runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ)
+    lines = fix_env_lines(collect_facts(sources, tfgpu_version=__version__))
+    env.stdout.write("".join(line + "\n" for line in lines))
+    if not lines:
+        env.stderr.write("tfgpu env: nothing to change; TensorFlow finds every library it needs\n")
+    return ExitStatus.SUCCESS

@@ -1,0 +1,296 @@
+"""What TensorFlow itself did when started in a child: GPUs registered, results right, XLA working.
+
+The static checks say what should happen; these say what did, and use the static facts
+(libraries found elsewhere, CUDA_VISIBLE_DEVICES) to name the cause when TF sees no GPU.
+"""
+
+from __future__ import annotations
+
+from tfgpu.doctor.checks.cuda import export_line, unreachable_dirs
+from tfgpu.doctor.fixes import install_tf_with_cuda
+from tfgpu.model.facts import Facts, LibraryFacts
+from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.probe import ProbeFacts, ProbeGpu
+from tfgpu.model.unavailable import Unavailable
+from tfgpu.probe.tf_logs import failed_libraries
+
+T = Section.TENSORFLOW
+GPU_GUIDE = "https://www.tensorflow.org/guide/gpu"
+PTX_JIT_SLOW_SECONDS = 30.0
+
+
+def check_probe(facts: Facts) -> list[Finding]:
+    """Did TF start, register the GPUs NVML sees, compute right, and compile with XLA?
+
+    Finding ids: ``tensorflow-sees-gpus`` (ok), ``gpu-not-visible-to-tensorflow``,
+    ``tensorflow-import-failed``, ``probe-timed-out``, ``probe-crashed``, ``probe-protocol-error``,
+    ``gpu-wrong-results``, ``gpu-op-failed``, ``gpu-first-op-slow``, ``xla-compile-failed``,
+    ``cudnn-runtime-mismatch``, ``tf-grabs-all-memory``, ``tensorflow-cpu-only-verdict``.
+    """
+    probe = facts.probe
+    if probe is None:
+        return []
+    if probe.outcome != "ok":
+        return [_failed(facts, probe)]
+    out: list[Finding] = []
+    nvml_count = 0 if isinstance(facts.gpus, Unavailable) else len(facts.gpus)
+    if not probe.gpus:
+        out.append(_no_gpu(facts, probe, nvml_count))
+    else:
+        imported = f"import {probe.import_seconds:.1f} s" if probe.import_seconds is not None else ""
+        first = probe.gpus[0].first_op_seconds
+        first_text = f", first op {first:.2f} s" if first is not None else ""
+        out.append(
+            Finding(
+                "tensorflow-sees-gpus",
+                Severity.OK,
+                T,
+                f"TensorFlow {probe.tf_version} registered {len(probe.gpus)} GPU(s) ({imported}{first_text})",
+            )
+        )
+        if nvml_count > len(probe.gpus):
+            out.append(
+                Finding(
+                    "gpu-not-visible-to-tensorflow",
+                    Severity.WARNING,
+                    T,
+                    f"TF registered {len(probe.gpus)} of the {nvml_count} GPUs NVML sees",
+                    detail=_visible_devices_note(facts)
+                    or "Check CUDA_VISIBLE_DEVICES and the 'Ignoring visible gpu device' lines.",
+                    hint="unset CUDA_VISIBLE_DEVICES",
+                )
+            )
+        for gpu in probe.gpus:
+            out.extend(_gpu_checks(facts, probe, gpu))
+    out.extend(_log_findings(probe))
+    return out
+
+
+def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
+    tail = probe.stderr_tail.strip().splitlines()[-5:]
+    tail_text = " | ".join(tail)
+    if probe.outcome == "timed_out":
+        return Finding(
+            "probe-timed-out",
+            Severity.ERROR,
+            T,
+            f"TensorFlow did not finish starting within {probe.timeout_seconds:.0f} s",
+            detail=f"The child was killed. A GPU newer than the build (PTX JIT) or a wedged driver does this. Last log lines: {tail_text}",
+            hint="export CUDA_CACHE_MAXSIZE=4294967296, then run `tfgpu doctor --probe-timeout 1800` once to fill the JIT cache",
+        )
+    if probe.outcome == "crashed":
+        how = f"signal {probe.signal}" if probe.signal else f"exit status {probe.returncode}"
+        return Finding(
+            "probe-crashed",
+            Severity.ERROR,
+            T,
+            f"TensorFlow crashed while starting ({how})",
+            detail=f"{probe.error_message or ''} Last log lines: {tail_text}".strip(),
+            hint="Run `python -c 'import tensorflow as tf; print(tf.config.list_physical_devices())'` and `tfgpu explain` its log.",
+        )
+    if probe.outcome == "tensorflow_missing":
+        return Finding(
+            "tensorflow-import-failed",
+            Severity.ERROR,
+            T,
+            f"{probe.python} has no TensorFlow",
+            detail=probe.error_message or "",
+            hint=install_tf_with_cuda(facts),
+        )
+    if probe.outcome in ("import_failed", "failed"):
+        return Finding(
+            "tensorflow-import-failed",
+            Severity.ERROR,
+            T,
+            f"TensorFlow raised {probe.error_type} while starting",
+            detail=(probe.error_message or "").strip().splitlines()[-1] if probe.error_message else tail_text,
+            hint=f"Reinstall it: {install_tf_with_cuda(facts)}",
+        )
+    return Finding(
+        "probe-protocol-error",
+        Severity.ERROR,
+        T,
+        "The TensorFlow probe gave no readable answer",
+        detail=f"{probe.error_message}. Last log lines: {tail_text}",
+        hint="Run again with --static for the checks that need no TensorFlow, and report this.",
+    )
+
+
+def _visible_devices_note(facts: Facts) -> str | None:
+    value = facts.env("CUDA_VISIBLE_DEVICES")
+    return None if value is None else f"CUDA_VISIBLE_DEVICES={value!r} limits what TF can see."
+
+
+def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
+    failed = failed_libraries(probe.log_events)
+    kinds = {e.kind for e in probe.log_events}
+    libs = facts.libraries
+    if failed or "cannot_dlopen" in kinds:
+        dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+        hint = export_line(dirs) + '   (or `eval "$(tfgpu env)"`)' if dirs else install_tf_with_cuda(facts)
+        names = ", ".join(failed) or "some GPU libraries"
+        return Finding(
+            "gpu-not-visible-to-tensorflow",
+            Severity.ERROR,
+            T,
+            f"TensorFlow registered no GPU: it could not load {names}",
+            detail="TF logged 'Cannot dlopen some GPU libraries' and skipped registering the GPU.",
+            hint=hint,
+            link=GPU_GUIDE,
+        )
+    note = _visible_devices_note(facts)
+    if note:
+        return Finding(
+            "gpu-not-visible-to-tensorflow",
+            Severity.ERROR,
+            T,
+            "TensorFlow registered no GPU: CUDA_VISIBLE_DEVICES hides them",
+            detail=note,
+            hint="unset CUDA_VISIBLE_DEVICES",
+        )
+    cuinit = next((e for e in probe.log_events if e.kind == "cuinit_failed"), None)
+    if cuinit:
+        return Finding(
+            "gpu-not-visible-to-tensorflow",
+            Severity.ERROR,
+            T,
+            f"TensorFlow registered no GPU: cuInit failed ({cuinit.detail})",
+            detail=cuinit.text,
+            hint="Check `nvidia-smi`; after a driver upgrade, reboot.",
+        )
+    if nvml_count == 0:
+        return Finding(
+            "tensorflow-cpu-only-verdict",
+            Severity.INFO,
+            T,
+            "TensorFlow runs, on the CPU only: there is no GPU for it here",
+        )
+    return Finding(
+        "gpu-not-visible-to-tensorflow",
+        Severity.ERROR,
+        T,
+        f"TensorFlow registered no GPU although NVML sees {nvml_count}",
+        detail="See the findings above and the probe's log tail: " + " | ".join(probe.stderr_tail.splitlines()[-3:]),
+        link=GPU_GUIDE,
+    )
+
+
+def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]:
+    out = []
+    label = f"{gpu.device} ({gpu.name})"
+    if gpu.first_op_error:
+        out.append(
+            Finding("gpu-op-failed", Severity.ERROR, T, f"The first op on {label} failed", detail=gpu.first_op_error)
+        )
+        return out
+    wrong = [o for o in gpu.ops if not o.ok and o.error is None]
+    failed = [o for o in gpu.ops if o.error is not None]
+    if wrong:
+        worst = max(wrong, key=lambda o: o.relative_error or 0.0)
+        out.append(
+            Finding(
+                "gpu-wrong-results",
+                Severity.ERROR,
+                T,
+                f"{label} computed wrong results: {', '.join(f'{o.op}/{o.dtype}' for o in wrong)}",
+                detail=f"Largest relative error {worst.relative_error:.2e} against the CPU ({worst.op}, {worst.dtype}).",
+                hint="Run `tfgpu burn` to look for a failing GPU; check the driver and cooling.",
+            )
+        )
+    if failed:
+        out.append(
+            Finding(
+                "gpu-op-failed",
+                Severity.ERROR,
+                T,
+                f"Ops failed on {label}: {', '.join(f'{o.op}/{o.dtype}' for o in failed)}",
+                detail=failed[0].error or "",
+            )
+        )
+    ok = [o for o in gpu.ops if o.ok]
+    if ok and not wrong and not failed:
+        worst_by_dtype: dict[str, float] = {}
+        for o in ok:
+            worst_by_dtype[o.dtype] = max(worst_by_dtype.get(o.dtype, 0.0), o.relative_error or 0.0)
+        errors = ", ".join(f"{d} {e:.1e}" for d, e in worst_by_dtype.items())
+        out.append(
+            Finding(
+                "gpu-results-match-cpu",
+                Severity.OK,
+                T,
+                f"{label}: matmul, conv, reduction match the CPU (max rel. error {errors})",
+            )
+        )
+    if gpu.first_op_seconds is not None and gpu.first_op_seconds > PTX_JIT_SLOW_SECONDS:
+        out.append(
+            Finding(
+                "gpu-first-op-slow",
+                Severity.WARNING,
+                T,
+                f"The first op on {label} took {gpu.first_op_seconds:.0f} s",
+                detail="That is the driver JIT-compiling PTX: the GPU is newer than the build's machine code.",
+                hint="export CUDA_CACHE_MAXSIZE=4294967296   (later starts reuse the compiled kernels)",
+            )
+        )
+    if gpu.xla_ok is False:
+        out.append(
+            Finding(
+                "xla-compile-failed",
+                Severity.WARNING,
+                T,
+                f"XLA (jit_compile=True) failed on {label}",
+                detail=gpu.xla_error or "",
+                hint="See the ptxas/libdevice findings; without them use jit_compile=False.",
+            )
+        )
+    elif gpu.xla_ok:
+        out.append(
+            Finding("xla-works", Severity.OK, T, f"XLA compiled and ran on {label} in {gpu.xla_seconds or 0:.1f} s")
+        )
+    out.extend(_memory(facts, gpu, label))
+    return out
+
+
+def _memory(facts: Facts, gpu: ProbeGpu, label: str) -> list[Finding]:
+    created = [
+        e
+        for e in (facts.probe.log_events if facts.probe else ())
+        if e.kind == "device_created" and e.library and e.library.endswith(gpu.device.split("/")[-1])
+    ]
+    if not created or not created[0].detail or isinstance(facts.gpus, Unavailable):
+        return []
+    reserved_mib = int(created[0].detail)
+    index = int(gpu.device.rsplit(":", 1)[-1])
+    nvml = next((g for g in facts.gpus if g.index == index), None)
+    total = None if nvml is None or isinstance(nvml.memory_total_bytes, Unavailable) else nvml.memory_total_bytes
+    if total and reserved_mib * 1024 * 1024 > 0.8 * total and facts.env("TF_FORCE_GPU_ALLOW_GROWTH") != "true":
+        return [
+            Finding(
+                "tf-grabs-all-memory",
+                Severity.INFO,
+                T,
+                f"TF reserved {reserved_mib / 1024:.0f} GiB of {label}'s {total / 1024**3:.0f} GiB at start",
+                detail="By default TF maps nearly all GPU memory for its allocator; other processes on this GPU will OOM.",
+                hint="export TF_FORCE_GPU_ALLOW_GROWTH=true   (or tfgpu.setup(memory='growth'))",
+                link=GPU_GUIDE + "#limiting_gpu_memory_growth",
+            )
+        ]
+    return []
+
+
+def _log_findings(probe: ProbeFacts) -> list[Finding]:
+    out = []
+    for event in probe.log_events:
+        if event.kind == "cudnn_mismatch":
+            out.append(
+                Finding(
+                    "cudnn-runtime-mismatch",
+                    Severity.ERROR,
+                    T,
+                    f"TF loaded cuDNN {event.library} but was built with {event.detail}",
+                    detail=event.text,
+                    hint="pip install --upgrade nvidia-cudnn-cu12 (or remove the older cuDNN from LD_LIBRARY_PATH)",
+                )
+            )
+            break
+    return out

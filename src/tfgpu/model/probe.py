@@ -1,0 +1,68 @@
+"""What the TensorFlow probe child found: the live half of the doctor's facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One TensorFlow log line that matters, parsed (``probe/tf_logs.py``)."""
+
+    kind: str
+    line_number: int
+    text: str
+    library: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class OpCheck:
+    """One op in one dtype on one GPU, compared with float32 on the CPU."""
+
+    op: str
+    dtype: str
+    device: str
+    ok: bool
+    relative_error: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ProbeGpu:
+    """One GPU as TF registered it, and what running on it showed."""
+
+    device: str
+    name: str | None
+    compute_capability: str | None
+    first_op_seconds: float | None = None
+    first_op_error: str | None = None
+    memory_current_bytes: int | None = None
+    ops: tuple[OpCheck, ...] = ()
+    xla_ok: bool | None = None
+    xla_seconds: float | None = None
+    xla_error: str | None = None
+
+
+@dataclass(frozen=True)
+class ProbeFacts:
+    """The outcome of starting TensorFlow in a child process.
+
+    ``outcome``: ``ok``, ``import_failed`` (TF raised at import), ``tensorflow_missing``,
+    ``failed`` (the task raised), ``timed_out``, ``crashed`` (killed by a signal or a non-zero
+    exit without output) or ``protocol_error`` (missing or garbled output).
+    """
+
+    outcome: str
+    python: str
+    seconds: float
+    timeout_seconds: float
+    returncode: int | None = None
+    signal: int | None = None
+    tf_version: str | None = None
+    import_seconds: float | None = None
+    gpus: tuple[ProbeGpu, ...] = ()
+    error_type: str | None = None
+    error_message: str | None = None
+    log_events: tuple[LogEvent, ...] = ()
+    stderr_tail: str = ""
