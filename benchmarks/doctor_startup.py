@@ -32,7 +32,12 @@ def wall(argv: list[str], runs: int) -> float:
 def import_time(runs: int) -> float:
     """Median in-process time of `import tfgpu` in fresh interpreters."""
     code = "import time; t = time.perf_counter(); import tfgpu; print(time.perf_counter() - t)"
-    out = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout) for _ in range(runs)]
+    out = [
+        float(
+            subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+        )
+        for _ in range(runs)
+    ]
     return statistics.median(out)
 
 
@@ -52,8 +57,12 @@ def main() -> None:
     except ImportError:
         has_tf = False
     print(f"python {sys.version.split()[0]}; tensorflow installed: {has_tf}; median of {runs} runs")
-    print(f"tfgpu doctor --json --static: {doctor:.3f} s  (target {DOCTOR_TARGET_SECONDS} s, ratio {doctor / DOCTOR_TARGET_SECONDS:.2f})")
-    print(f"import tfgpu:                 {import_cost * 1000:.1f} ms (target {IMPORT_TARGET_SECONDS * 1000:.0f} ms, ratio {import_cost / IMPORT_TARGET_SECONDS:.2f})")
+    print(
+        f"tfgpu doctor --json --static: {doctor:.3f} s  (target {DOCTOR_TARGET_SECONDS} s, ratio {doctor / DOCTOR_TARGET_SECONDS:.2f})"
+    )
+    print(
+        f"import tfgpu:                 {import_cost * 1000:.1f} ms (target {IMPORT_TARGET_SECONDS * 1000:.0f} ms, ratio {import_cost / IMPORT_TARGET_SECONDS:.2f})"
+    )
     print(f"(empty interpreter start: {empty * 1000:.1f} ms)")
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.fakes.nvml import FakeNvml
+from tests.fakes.probe import FakeProbe
 from tests.fakes.runner import FakeCommandRunner
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.main import main
@@ -25,7 +26,7 @@ class CliResult:
 
 
 def mock_environment(
-    nvml: FakeNvml | None = None, runner: FakeCommandRunner | None = None, **kwargs: Any
+    nvml: FakeNvml | None = None, runner: FakeCommandRunner | None = None, probe: FakeProbe | None = None, **kwargs: Any
 ) -> CliEnvironment:
     return CliEnvironment(
         stdout=io.StringIO(),
@@ -35,6 +36,7 @@ def mock_environment(
         color=False,
         runner_factory=lambda: runner or FakeCommandRunner(),
         nvml_factory=lambda: nvml or FakeNvml.no_driver(),
+        probe_factory=lambda python: probe or FakeProbe(),
         user=kwargs.pop("user", "ada"),
         host=kwargs.pop("host", "ada-workstation"),
     )

@@ -98,3 +98,21 @@ def test_wheel_installs_into_a_clean_venv_and_runs(tmp_path):
     assert doctor.returncode == 3, doctor.stderr
     ids = {f["id"] for f in json.loads(doctor.stdout)["findings"]}
     assert "tensorflow-not-installed" in ids
+
+
+def test_doctor_python_flag_diagnoses_an_interpreter_without_tensorflow():
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    result = _tfgpu("doctor", "--json", "--python", str(base))
+    ids = {f["id"] for f in json.loads(result.stdout)["findings"]}
+    assert {"tensorflow-not-installed", "tensorflow-import-failed"} <= ids
+    assert json.loads(result.stdout)["facts"]["host"]["python_executable"] == str(base)
+
+
+def test_doctor_python_flag_rejects_a_non_interpreter(tmp_path):
+    result = _tfgpu("doctor", "--python", str(tmp_path / "nope"))
+    assert result.returncode == 2 and "not an executable" in result.stderr
+
+
+def test_tfgpu_env_prints_nothing_to_eval_when_no_fix_is_needed():
+    result = _tfgpu("env")
+    assert result.returncode == 0 and result.stdout == ""

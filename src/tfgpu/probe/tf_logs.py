@@ -45,7 +45,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "cudnn_mismatch",
         re.compile(
-            r"Loaded runtime CuDNN library: (?P<library>[\d.]+) but source was compiled with: (?P<detail>[\d.]+)"
+            r"Loaded runtime CuDNN library: (?P<library>\d+(?:\.\d+)*) but source was compiled with: (?P<detail>\d+(?:\.\d+)*)"
         ),
     ),
     ("cudnn_loaded", re.compile(r"Loaded cuDNN version (?P<library>\d+)")),

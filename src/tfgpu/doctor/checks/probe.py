@@ -128,7 +128,13 @@ def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
     if failed or "cannot_dlopen" in kinds:
         dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
         hint = export_line(dirs) + '   (or `eval "$(tfgpu env)"`)' if dirs else install_tf_with_cuda(facts)
-        names = ", ".join(failed) or "some GPU libraries"
+        # TF 2.21 no longer names the library in its log; the static search knows which it was.
+        invisible = (
+            [lib.soname for lib in libs.libraries if lib.required and lib.loaded is None]
+            if isinstance(libs, LibraryFacts)
+            else []
+        )
+        names = ", ".join(failed or invisible) or "some GPU libraries"
         return Finding(
             "gpu-not-visible-to-tensorflow",
             Severity.ERROR,

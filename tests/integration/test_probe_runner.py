@@ -1,0 +1,68 @@
+"""SubprocessProbeRunner with real children: stand-in workers, the real worker on tensorflow-cpu."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from tfgpu.probe.collect import run_tensorflow_probe, shape
+from tfgpu.probe.runner import STDERR_TAIL_BYTES, SubprocessProbeRunner
+
+WORKERS = Path(__file__).parents[1] / "fakes" / "workers"
+
+
+def fake(name: str) -> SubprocessProbeRunner:
+    return SubprocessProbeRunner(worker=str(WORKERS / f"{name}.py"))
+
+
+def test_hanging_worker_is_killed_at_the_timeout():
+    start = time.monotonic()
+    run = fake("sleeps").run("devices", timeout_seconds=2)
+    assert run.status == "timed_out" and time.monotonic() - start < 15
+    assert shape(run).outcome == "timed_out"
+
+
+def test_crashing_worker_is_reported_with_signal_and_log_tail():
+    run = fake("aborts").run("devices", timeout_seconds=30)
+    assert run.status == "crashed" and run.signal == 6
+    assert "Segmentation fault in libcudnn" in shape(run).stderr_tail
+
+
+def test_garbage_and_missing_output_are_protocol_errors():
+    assert fake("garbage_output").run("devices", timeout_seconds=30).status == "protocol_error"
+    assert fake("no_output").run("devices", timeout_seconds=30).status == "protocol_error"
+
+
+def test_stderr_flood_is_bounded_and_its_end_still_parsed():
+    run = fake("floods_stderr").run("devices", timeout_seconds=60)
+    assert run.status == "ok" and len(run.stderr.encode()) <= STDERR_TAIL_BYTES
+    assert "cannot_dlopen" in {e.kind for e in shape(run).log_events}
+
+
+def test_real_worker_on_tensorflow_cpu_reports_no_gpu():
+    facts = run_tensorflow_probe(SubprocessProbeRunner(), dict(os.environ), timeout_seconds=120)
+    assert facts.outcome == "ok" and facts.gpus == ()
+    assert facts.tf_version and facts.tf_version.startswith("2.") and facts.import_seconds > 0
+
+
+def test_broken_library_on_ld_library_path_is_an_import_failure(tmp_path):
+    (tmp_path / "libtensorflow_framework.so.2").write_bytes(b"this is not an ELF file")
+    env = {**os.environ, "LD_LIBRARY_PATH": str(tmp_path)}
+    facts = run_tensorflow_probe(SubprocessProbeRunner(), env, timeout_seconds=120)
+    assert facts.outcome == "import_failed"
+    assert "libtensorflow_framework.so.2" in (facts.error_message or "")
+
+
+def test_interpreter_without_tensorflow_is_reported_as_missing():
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    facts = run_tensorflow_probe(
+        SubprocessProbeRunner(str(base)), {"PATH": os.environ.get("PATH", "")}, timeout_seconds=60
+    )
+    assert facts.outcome == "tensorflow_missing" and facts.python == str(base)
+
+
+def test_missing_interpreter_is_a_crash_with_the_reason():
+    run = SubprocessProbeRunner("/nonexistent/python").run("devices", timeout_seconds=5)
+    assert run.status == "crashed" and "cannot start" in (run.problem or "")

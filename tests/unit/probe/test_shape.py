@@ -1,0 +1,30 @@
+"""ProbeFacts shaped from runs recorded on the H200 and on this CPU machine."""
+
+from tests.fakes.probe import FakeProbe
+
+from tfgpu.probe.collect import probe_environment, run_tensorflow_probe
+
+
+def test_h200_fixed_run_has_one_gpu_with_correct_results():
+    facts = run_tensorflow_probe(FakeProbe("h200-fixed"), {})
+    assert facts.outcome == "ok" and facts.tf_version == "2.21.0"
+    (gpu,) = facts.gpus
+    assert gpu.name == "NVIDIA H200" and gpu.compute_capability == "9.0"
+    assert len(gpu.ops) == 9 and all(op.ok for op in gpu.ops)
+    assert gpu.xla_ok is True and 0 < gpu.first_op_seconds < 30
+
+
+def test_h200_wheel_layout_run_has_no_gpu_and_the_cannot_dlopen_event():
+    facts = run_tensorflow_probe(FakeProbe("h200-wheel-layout"), {})
+    assert facts.outcome == "ok" and facts.gpus == ()
+    assert "cannot_dlopen" in {e.kind for e in facts.log_events}
+
+
+def test_failed_runs_keep_their_outcome():
+    for status in ("timed_out", "crashed", "protocol_error"):
+        assert run_tensorflow_probe(FakeProbe(status=status), {}).outcome == status
+
+
+def test_probe_environment_keeps_every_log_line_and_the_callers_variables():
+    env = probe_environment({"TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "1"})
+    assert env == {"TF_CPP_MIN_LOG_LEVEL": "0", "CUDA_VISIBLE_DEVICES": "1"}

@@ -1,0 +1,59 @@
+"""The worker's shaping code with a fake ``tf`` namespace, and the shared schema version."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+from tfgpu.probe import protocol
+from tfgpu.probe.runner import worker_path
+
+
+def load_worker():
+    spec = importlib.util.spec_from_file_location("tfgpu_probe_worker", worker_path())
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fake_tf(gpus=()):
+    devices = [SimpleNamespace(name=f"/physical_device:GPU:{i}") for i in range(len(gpus))]
+    details = {d.name: g for d, g in zip(devices, gpus, strict=False)}
+    return SimpleNamespace(
+        __version__="2.21.0",
+        sysconfig=SimpleNamespace(
+            get_build_info=lambda: {
+                "cuda_version": "12.5.1",
+                "cudnn_version": "9",
+                "is_cuda_build": True,
+                "cuda_compute_capabilities": ["sm_80", "compute_90"],
+            }
+        ),
+        config=SimpleNamespace(
+            list_physical_devices=lambda kind: devices,
+            experimental=SimpleNamespace(get_device_details=lambda d: details[d.name]),
+        ),
+    )
+
+
+def test_worker_schema_version_equals_the_protocols():
+    assert load_worker().SCHEMA_VERSION == protocol.SCHEMA_VERSION
+
+
+def test_worker_file_is_inside_the_package():
+    assert Path(worker_path()).name == "worker.py" and Path(worker_path()).is_file()
+
+
+def test_describe_build_and_gpus_from_fake_tf():
+    worker = load_worker()
+    tf = fake_tf([{"device_name": "NVIDIA H200", "compute_capability": (9, 0)}])
+    assert worker.describe_build(tf)["compute_capabilities"] == ["sm_80", "compute_90"]
+    assert worker.describe_gpus(tf) == [
+        {"name": "/physical_device:GPU:0", "device_name": "NVIDIA H200", "compute_capability": "9.0"}
+    ]
+
+
+def test_probe_devices_without_gpus_skips_the_checks():
+    data = load_worker().probe_devices(fake_tf(), import_seconds=1.5)
+    assert data["gpus"] == [] and data["per_gpu"] == [] and data["import_seconds"] == 1.5
