@@ -305,3 +305,32 @@ def test_every_finding_id_is_documented():
         )
     missing = sorted(i for i in ids if f"`{i}`" not in documented)
     assert ids and not missing, missing
+
+
+def test_scenario_nvml_binding_missing_falls_back_to_recorded_nvidia_smi(tmp_path):
+    from tests.fakes.runner import FakeCommandRunner
+
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    m.nvml = FakeNvml.no_driver("BindingMissing")
+    m.runner = FakeCommandRunner.from_recording("h200")
+    d = m.diagnose()
+    assert "nvidia-ml-py" in find(d, "nvml-binding-missing").hint
+    assert find(d, "gpu-present").summary.startswith("GPU 0 (NVIDIA H200), compute capability 9.0")
+    assert d.facts.driver.source == "nvidia-smi" and errors(d) == []
+
+
+def test_fix_env_lines_and_write_never_overwrite(tmp_path):
+    from tfgpu.cli.commands.doctor import fix_env_lines, write_lines
+    from tfgpu.model.errors import UsageError
+
+    m = gpu_machine(tmp_path)
+    lines = fix_env_lines(collect_facts(m.sources()))
+    assert lines == [f"export LD_LIBRARY_PATH={lib_dir(m, 'cusolver')}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"]
+    target = tmp_path / "tf-env.sh"
+    write_lines(str(target), lines)
+    assert lines[0] in target.read_text()
+    with pytest.raises(UsageError, match="never overwrites"):
+        write_lines(str(target), lines)
+    m.environ = fixed_env(m)
+    assert fix_env_lines(collect_facts(m.sources())) == []
