@@ -6,6 +6,8 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -71,3 +73,40 @@ def _kill_group(pid: int) -> None:
 
 def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
+
+
+def stream_command(
+    argv: tuple[str, ...], on_line: Callable[[str], None], timeout_seconds: float | None = None
+) -> int | None:
+    """Run a user's command with stdout and stderr merged, handing each line to ``on_line``.
+
+    For ``tfgpu explain --run``: the command is the user's own (a training script), so the
+    timeout is theirs to give. Returns the exit status, or None when the program is missing.
+    A timeout kills the process group and returns -9.
+
+    Raises:
+        KeyboardInterrupt: after stopping the child, so the caller can report it.
+    """
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except (FileNotFoundError, PermissionError, NotADirectoryError):
+        return None
+    assert proc.stdout is not None
+    deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
+    try:
+        for raw in proc.stdout:
+            on_line(raw.decode("utf-8", errors="replace"))
+            if deadline is not None and time.monotonic() > deadline:
+                _kill_group(proc.pid)
+                break
+        return proc.wait()
+    except KeyboardInterrupt:
+        _kill_group(proc.pid)
+        proc.wait()
+        raise

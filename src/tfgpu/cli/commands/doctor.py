@@ -11,9 +11,9 @@ from pathlib import Path
 from tfgpu import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.doctor.checks.cuda import export_line, unreachable_dirs
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.doctor.diagnose import diagnose
+from tfgpu.knowledge.fixes import export_line, unreachable_dirs
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe

@@ -9,10 +9,9 @@ tensorflow/tensorflow#61474 class); the ``and-cuda`` pins of each release
 from __future__ import annotations
 
 import os
-import shlex
 
-from tfgpu.doctor.fixes import install_tf_with_cuda, pip
 from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, unreachable_dirs
 from tfgpu.knowledge.libraries import DSO_LOADER_SOURCE
 from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
@@ -20,26 +19,6 @@ from tfgpu.model.unavailable import Unavailable
 
 C = Section.CUDA
 XLA_GPU_DOCS = "https://openxla.org/xla/flags_guidance"
-
-
-def export_line(dirs: list[str]) -> str:
-    """The LD_LIBRARY_PATH line that puts ``dirs`` first, keeping what was there.
-
-    Examples:
-        >>> export_line(["/sp/nvidia/cusolver/lib"])
-        'export LD_LIBRARY_PATH=/sp/nvidia/cusolver/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}'
-    """
-    joined = ":".join(shlex.quote(d) for d in dict.fromkeys(dirs))
-    return f"export LD_LIBRARY_PATH={joined}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
-
-
-def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
-    """Directories holding required libraries that TF's loader cannot reach (for ``tfgpu env``)."""
-    dirs = []
-    for lib in libraries.libraries:
-        if lib.required and lib.loaded is None and lib.elsewhere:
-            dirs.append(os.path.dirname(lib.elsewhere[0].path))
-    return list(dict.fromkeys(dirs))
 
 
 def check_cuda_libraries(facts: Facts) -> list[Finding]:

@@ -6,9 +6,9 @@ NVML clocks-event reasons (nvml.h) for throttling.
 
 from __future__ import annotations
 
-from tfgpu.doctor.fixes import install_tf_with_cuda
 from tfgpu.knowledge.archs import ARCH_SOURCE, KernelSupport, classify, parse_build_capabilities, parse_cc
 from tfgpu.knowledge.compat import arch_row, gpu_model, tf_releases, version_key
+from tfgpu.knowledge.fixes import install_tf_with_cuda
 from tfgpu.model.facts import Facts, GpuFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable

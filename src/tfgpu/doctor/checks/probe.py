@@ -6,8 +6,7 @@ The static checks say what should happen; these say what did, and use the static
 
 from __future__ import annotations
 
-from tfgpu.doctor.checks.cuda import export_line, unreachable_dirs
-from tfgpu.doctor.fixes import install_tf_with_cuda
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.probe import ProbeFacts, ProbeGpu

@@ -7,8 +7,8 @@ the Keras 3 migration notes of TF 2.16.
 
 from __future__ import annotations
 
-from tfgpu.doctor.fixes import TF_INSTALL_DOCS, install_tf_with_cuda, pip, target_tf_version
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, tf_release, version_key
+from tfgpu.knowledge.fixes import TF_INSTALL_DOCS, install_tf_with_cuda, pip, target_tf_version
 from tfgpu.model.facts import Facts, HostFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python
-from tfgpu.model.facts import Facts, TensorFlowFacts
+from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
 TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
@@ -36,3 +37,23 @@ def target_tf_version(facts: Facts) -> str:
 def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
     """``pip install "tensorflow[and-cuda]==X.Y.*"`` for this interpreter."""
     return pip(facts, "install", f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*")
+
+
+def export_line(dirs: list[str]) -> str:
+    """The LD_LIBRARY_PATH line that puts ``dirs`` first, keeping what was there.
+
+    Examples:
+        >>> export_line(["/sp/nvidia/cusolver/lib"])
+        'export LD_LIBRARY_PATH=/sp/nvidia/cusolver/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}'
+    """
+    joined = ":".join(shlex.quote(d) for d in dict.fromkeys(dirs))
+    return f"export LD_LIBRARY_PATH={joined}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+
+
+def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
+    """Directories holding required libraries that TF's loader cannot reach (for ``tfgpu env``)."""
+    dirs = []
+    for lib in libraries.libraries:
+        if lib.required and lib.loaded is None and lib.elsewhere:
+            dirs.append(os.path.dirname(lib.elsewhere[0].path))
+    return list(dict.fromkeys(dirs))

@@ -1,0 +1,96 @@
+"""Accuracy of `tfgpu explain` on the labelled corpus of real logs (shared/data/errors/corpus.jsonl).
+
+    python benchmarks/explain_accuracy.py [--corpus PATH] [--verbose]
+
+Per case: the top problem's category against the labelled one (benign cases: no problem, and
+the top harmless line of the labelled kind). The OS and TF version of each case (its `os` and
+`tf_version` fields) are passed as the machine context, as the static doctor facts would be on
+that machine. Prints top-1 accuracy, precision and recall over the corpus, and the benign-line
+false-alarm rate (benign cases in which any line was reported as a problem), with the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from tfgpu.knowledge.signatures import LogScanner, ScanContext
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "errors" / "corpus.jsonl"
+TOP1_TARGET = 0.90
+
+
+def context_of(case: dict) -> ScanContext:
+    """The machine facts a case's own description gives."""
+    os_text = case.get("os", "")
+    os_name = "windows" if "Windows" in os_text and "WSL" not in os_text else ("linux" if os_text else None)
+    version = re.search(r"\d+\.\d+", case.get("tf_version", ""))
+    return ScanContext(os=os_name, tf_version=version.group() if version else None)
+
+
+def evaluate(cases: list[dict], *, use_context: bool = True) -> dict:
+    """Per-case predictions and the summary figures."""
+    rows = []
+    for case in cases:
+        scanner = LogScanner()
+        for line in case["log"].splitlines():
+            scanner.feed(line)
+        hits = scanner.result(context_of(case) if use_context else ScanContext()).hits
+        problems = [h for h in hits if not h.signature.benign]
+        harmless = [h for h in hits if h.signature.benign]
+        if case["benign"]:
+            predicted = (
+                problems[0].signature.category if problems else (harmless[0].signature.category if harmless else None)
+            )
+            ok = not problems and any(h.signature.category == case["category"] for h in harmless)
+        else:
+            predicted = problems[0].signature.category if problems else None
+            ok = predicted == case["category"]
+        rows.append(
+            {
+                "id": case["id"],
+                "label": case["category"],
+                "predicted": predicted,
+                "ok": ok,
+                "benign": case["benign"],
+                "false_alarm": bool(case["benign"] and problems),
+            }
+        )
+    predicted = [r for r in rows if r["predicted"] is not None]
+    correct = sum(r["ok"] for r in rows)
+    benign = [r for r in rows if r["benign"]]
+    return {
+        "rows": rows,
+        "top1": correct / len(rows),
+        "precision": sum(r["ok"] for r in predicted) / len(predicted) if predicted else 0.0,
+        "recall": correct / len(rows),
+        "false_alarm_rate": sum(r["false_alarm"] for r in benign) / len(benign) if benign else 0.0,
+        "cases": len(rows),
+        "benign_cases": len(benign),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    cases = [json.loads(line) for line in args.corpus.read_text().splitlines() if line.strip()]
+    result = evaluate(cases)
+    for row in result["rows"]:
+        if args.verbose or not row["ok"]:
+            print(f"{'ok  ' if row['ok'] else 'MISS'} {row['id']}: label {row['label']}, top {row['predicted']}")
+    print(f"cases: {result['cases']} ({result['benign_cases']} benign)")
+    print(f"top-1 accuracy: {result['top1']:.1%} (target {TOP1_TARGET:.0%}, ratio {result['top1'] / TOP1_TARGET:.2f})")
+    print(f"precision: {result['precision']:.1%}  recall: {result['recall']:.1%}")
+    print(f"benign false-alarm rate: {result['false_alarm_rate']:.1%} (target 0%)")
+    bare = evaluate(cases, use_context=False)
+    print(
+        f"without the machine context (log text alone): top-1 {bare['top1']:.1%}, false alarms {bare['false_alarm_rate']:.1%}"
+    )
+
+
+if __name__ == "__main__":
+    main()

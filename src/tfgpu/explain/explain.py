@@ -1,0 +1,75 @@
+"""Turn the matcher's hits into problems with fixes written for the machine at hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tfgpu.knowledge.compat import major_minor
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
+from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
+from tfgpu.model.explanation import Explanation, Problem, QuotedLine
+from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+
+GENERIC_EXPORT = 'eval "$(tfgpu env)"'
+
+
+def context_of(facts: Facts | None) -> ScanContext:
+    """The OS and TF version the doctor's facts give, for signatures that depend on them."""
+    if facts is None:
+        return ScanContext()
+    os_name = None
+    if isinstance(facts.host, HostFacts):
+        os_name = {"Windows": "windows", "Linux": "linux", "Darwin": "macos"}.get(facts.host.os_name)
+    tf = facts.tensorflow
+    return ScanContext(os=os_name, tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None)
+
+
+def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:
+    """Values for the fix templates: exact commands when the facts are known, generic ones otherwise."""
+    if facts is None:
+        version = major_minor(tf_version) if tf_version else "2.21"
+        return {
+            "pip": "python -m pip",
+            "tf_install": f'python -m pip install "tensorflow[and-cuda]=={version}.*"',
+            "export_line": GENERIC_EXPORT,
+            "tf_version": version,
+        }
+    libs = facts.libraries
+    dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+    return {
+        "pip": pip(facts).rstrip(),
+        "tf_install": install_tf_with_cuda(facts),
+        "export_line": export_line(dirs) if dirs else GENERIC_EXPORT,
+        "tf_version": target_tf_version(facts),
+    }
+
+
+def _problem(hit: Hit, values: dict[str, str]) -> Problem:
+    sig = hit.signature
+    fields = {**values, **hit.groups}
+    return Problem(
+        id=sig.id,
+        category=sig.category,
+        title=render_template(sig.title, fields),
+        severity=sig.severity,
+        benign=sig.benign,
+        cause=render_template(sig.cause, fields),
+        fix=render_template(sig.fix, fields),
+        sources=sig.sources,
+        count=hit.count,
+        lines=tuple(QuotedLine(n, t) for n, t in hit.quotes),
+    )
+
+
+def explain_lines(lines: Iterable[str], facts: Facts | None = None, bytes_read: int = 0) -> Explanation:
+    """Scan every line and explain what was found."""
+    scanner = LogScanner()
+    for line in lines:
+        scanner.feed(line)
+    result = scanner.result(context_of(facts))
+    values = fix_values(facts, result.context.tf_version)
+    problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)
+    harmless = tuple(_problem(h, values) for h in result.hits if h.signature.benign)
+    return Explanation(
+        problems, harmless, result.lines, bytes_read, result.long_lines, result.context.os, result.context.tf_version
+    )

@@ -1,0 +1,77 @@
+"""Read a log of any size as text lines, in bounded memory, refusing what is not a log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+
+CHUNK_BYTES = 1 << 20
+SNIFF_BYTES = 64 * 1024
+MAX_LINE_BYTES = 64 * 1024
+
+
+class NotALogError(ValueError):
+    """The input is empty or binary; the message says which."""
+
+
+def looks_binary(head: bytes) -> bool:
+    r"""NUL bytes are never in a text log; a few in the first 64 KiB mean a binary file.
+
+    Examples:
+        >>> looks_binary(b"I tensorflow/core ...\n"), looks_binary(b"\x7fELF\x02\x01\x00\x00\x00")
+        (False, True)
+    """
+    return head.count(b"\0") > max(1, len(head) // 1000)
+
+
+class LogReader:
+    """Iterate over decoded lines; ``bytes_read`` counts what was consumed.
+
+    Lines longer than MAX_LINE_BYTES are cut (the rest of such a line is skipped, not kept),
+    invalid UTF-8 is replaced, and CRLF is accepted.
+    """
+
+    def __init__(self, stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.stream = stream
+        self.chunk_bytes = chunk_bytes
+        self.bytes_read = 0
+
+    def lines(self) -> Iterator[str]:
+        """The lines of the stream.
+
+        Raises:
+            NotALogError: the stream is empty or holds binary data.
+        """
+        first = self.stream.read(min(SNIFF_BYTES, self.chunk_bytes))
+        if not first:
+            raise NotALogError("the log is empty")
+        if looks_binary(first):
+            raise NotALogError("this is binary data, not a text log")
+        pending = b""
+        chunk = first
+        while chunk:
+            self.bytes_read += len(chunk)
+            data = pending + chunk
+            parts = data.split(b"\n")
+            pending = parts.pop()
+            for part in parts:
+                yield part[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
+            if len(pending) > MAX_LINE_BYTES:
+                yield pending[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
+                pending = b""
+                chunk = self._skip_to_newline()
+                continue
+            chunk = self.stream.read(self.chunk_bytes)
+        if pending:
+            yield pending.decode("utf-8", errors="replace")
+
+    def _skip_to_newline(self) -> bytes:
+        while True:
+            chunk = self.stream.read(self.chunk_bytes)
+            if not chunk:
+                return b""
+            self.bytes_read += len(chunk)
+            cut = chunk.find(b"\n")
+            if cut >= 0:
+                self.bytes_read -= len(chunk) - cut - 1
+                return chunk[cut + 1 :]

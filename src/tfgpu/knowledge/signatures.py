@@ -1,0 +1,332 @@
+"""The error-signature base (``data/signatures.toml``) and a streaming matcher over log lines.
+
+Matching is built for logs of any size: each line is first checked for the literal keywords
+the patterns cannot match without (a few substring tests, in C), and only lines that contain
+one are searched with the regexes. Only counts and the first quoted lines of each match are
+kept, so memory does not grow with the log.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_META = set(".^$*+?{}[]|()")
+_WINDOWS_HINT = re.compile(r"\b[A-Za-z]:\\|\.dll\b")
+_TF_VERSION = re.compile(
+    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
+)
+MAX_QUOTES = 3
+MAX_LINE_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One known log message: how to recognise it and what it means."""
+
+    id: str
+    category: str
+    title: str
+    severity: str
+    benign: bool
+    priority: int
+    patterns: tuple[re.Pattern[str], ...]
+    also: tuple[re.Pattern[str], ...]
+    when_os: str | None
+    tf_min: tuple[int, ...] | None
+    cause: str
+    fix: str
+    sources: tuple[str, ...]
+    examples: tuple[str, ...]
+    only_alone: bool = False
+    """A generic symptom ("TF sees no GPU"): reported only when no other problem explains it."""
+    keywords: tuple[tuple[tuple[str, bool], ...], ...] = ()
+    """Per pattern, (literal, case_insensitive) per branch: a line with none of them cannot match."""
+
+
+def _branches(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern (``a|b(c|d)`` → ``["a", "b(c|d)"]``)."""
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    return out
+
+
+def required_literal(branch: str) -> str:
+    r"""The longest literal run outside every group that a match of ``branch`` must contain.
+
+    Examples:
+        >>> required_literal(r"Could not load dynamic library\s*(?P<l>cudart64_\d+)")
+        'Could not load dynamic library'
+        >>> required_literal(r"compute ?capability:?\s*\d")
+        'capability'
+    """
+    best, run, depth, i, in_class = "", "", 0, 0, False
+    while i < len(branch):
+        ch = branch[i]
+        if in_class:
+            in_class = ch != "]" or branch[i - 1] == "\\"
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < len(branch):
+            nxt = branch[i + 1]
+            if depth == 0 and not nxt.isalnum():
+                run += nxt
+            else:
+                best, run = max(best, run, key=len), ""
+            i += 2
+            continue
+        if ch in "?*" or (ch == "{" and branch[i + 1 : i + 3].startswith("0")):
+            run = run[:-1]  # the previous character may be absent
+            best, run = max(best, run, key=len), ""
+        elif ch in _META:
+            if ch == "[":
+                in_class = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            best, run = max(best, run, key=len), ""
+        elif depth == 0:
+            run += ch
+        i += 1
+    return max(best, run, key=len)
+
+
+def literals(pattern: str) -> list[str]:
+    """One required literal per top-level alternative; an empty string means "cannot prefilter"."""
+    return [required_literal(b) for b in _branches(pattern)]
+
+
+def _compile(raw: str) -> tuple[re.Pattern[str], list[tuple[str, bool]]]:
+    insensitive = raw.startswith("(?i)")
+    body = raw[4:] if insensitive else raw
+    keys = [(k.lower() if insensitive else k, insensitive) for k in literals(body)]
+    return re.compile(raw), keys
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:2])
+
+
+@functools.cache
+def load_signatures() -> tuple[Signature, ...]:
+    """Every signature of the packaged base, validated and compiled.
+
+    Raises:
+        ValueError: the data file is malformed (a packaging bug, caught by the tests).
+    """
+    raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
+    doc = tomllib.loads(raw.decode("utf-8"))
+    out = []
+    for entry in doc["signature"]:
+        compiled = [_compile(p) for p in entry["patterns"]]
+        when = entry.get("when", {})
+        severity = entry.get("severity", "error")
+        if severity not in ("error", "warning", "info"):
+            raise ValueError(f"{entry['id']}: severity {severity!r}")
+        out.append(
+            Signature(
+                id=entry["id"],
+                category=entry["category"],
+                title=entry["title"],
+                severity=severity,
+                benign=bool(entry.get("benign", False)),
+                priority=int(entry.get("priority", 50)),
+                patterns=tuple(p for p, _ in compiled),
+                also=tuple(re.compile(p) for p in entry.get("also", [])),
+                when_os=when.get("os"),
+                tf_min=_version(when.get("tf_min")),
+                cause=entry["cause"],
+                fix=entry["fix"],
+                sources=tuple(entry.get("sources", [])),
+                examples=tuple(entry.get("examples", [])),
+                only_alone=bool(entry.get("only_alone", False)),
+                keywords=tuple(tuple(keys) for _, keys in compiled),
+            )
+        )
+    ids = [s.id for s in out]
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate signature ids")
+    return tuple(out)
+
+
+@dataclass
+class Hit:
+    """What one signature matched in a log so far."""
+
+    signature: Signature
+    count: int = 0
+    first_line: int = 0
+    quotes: list[tuple[int, str]] = field(default_factory=list)
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScanContext:
+    """What is known about the machine the log came from (from the doctor's facts, or the log)."""
+
+    os: str | None = None
+    tf_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The matches of a whole log, most important first."""
+
+    hits: tuple[Hit, ...]
+    lines: int
+    long_lines: int
+    context: ScanContext
+
+
+class LogScanner:
+    """Feed lines one at a time; ask for the result at the end."""
+
+    def __init__(self, signatures: Iterable[Signature] | None = None) -> None:
+        self.signatures = tuple(signatures if signatures is not None else load_signatures())
+        self._hits: dict[str, Hit] = {}
+        self._also_seen: set[int] = set()
+        self.lines = 0
+        self.long_lines = 0
+        self.windows_seen = False
+        self.tf_version: str | None = None
+        # keyword -> the (signature index, pattern) that cannot match a line without it
+        sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        self._unfiltered: list[tuple[int, re.Pattern[str]]] = []
+        for index, sig in enumerate(self.signatures):
+            for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
+                for key, ci in keys:
+                    if not key:
+                        self._unfiltered.append((index, pattern))
+                    else:
+                        (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
+        self._sensitive = tuple(sensitive.items())
+        self._insensitive = tuple(insensitive.items())
+        self._also = tuple({id(p): p for s in self.signatures for p in s.also}.items())
+
+    def _candidates(self, line: str) -> list[tuple[int, re.Pattern[str]]]:
+        found = list(self._unfiltered)
+        for key, entries in self._sensitive:
+            if key in line:
+                found.extend(entries)
+        if self._insensitive:
+            low = line.lower()
+            for key, entries in self._insensitive:
+                if key in low:
+                    found.extend(entries)
+        return found
+
+    def feed(self, raw: str) -> None:
+        """One line of the log, with or without its newline."""
+        self.lines += 1
+        line = raw.rstrip("\r\n")
+        if len(line) > MAX_LINE_CHARS:
+            self.long_lines += 1
+            line = line[:MAX_LINE_CHARS]
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
+        if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
+            self.windows_seen = True
+        if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
+            match = _TF_VERSION.search(line)
+            if match:
+                self.tf_version = match.group(1)
+        for key, pattern in self._also:
+            if key not in self._also_seen and pattern.search(line):
+                self._also_seen.add(key)
+        candidates = self._candidates(line)
+        if not candidates:
+            return
+        matched: set[int] = set()
+        for index, pattern in sorted(candidates, key=lambda c: c[0]):
+            if index in matched:
+                continue
+            match = pattern.search(line)
+            if match:
+                matched.add(index)
+                self._record(self.signatures[index], match, line)
+
+    def _record(self, signature: Signature, match: re.Match[str], line: str) -> None:
+        hit = self._hits.get(signature.id)
+        if hit is None:
+            hit = self._hits[signature.id] = Hit(signature, first_line=self.lines)
+        hit.count += 1
+        for name, value in match.groupdict().items():
+            if value is not None:
+                hit.groups.setdefault(name, value.strip())
+        if len(hit.quotes) < MAX_QUOTES:
+            hit.quotes.append((self.lines, line.strip()))
+
+    def result(self, context: ScanContext | None = None) -> ScanResult:
+        """Hits whose conditions hold, ranked: problems before harmless lines, then priority, then position."""
+        ctx = context or ScanContext()
+        effective = ScanContext(
+            os=ctx.os or ("windows" if self.windows_seen else None),
+            tf_version=ctx.tf_version or self.tf_version,
+        )
+        kept = [h for h in self._hits.values() if self._applies(h.signature, effective)]
+        specific = any(not h.signature.benign and not h.signature.only_alone for h in kept)
+        kept = [h for h in kept if not (h.signature.only_alone and specific)]
+        kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
+        # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
+        # same line are one out-of-memory problem, told by its most specific signature.
+        distinct: dict[str, Hit] = {}
+        for hit in kept:
+            distinct.setdefault(hit.signature.category, hit)
+        return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
+
+    def _applies(self, signature: Signature, ctx: ScanContext) -> bool:
+        if any(id(p) not in self._also_seen for p in signature.also):
+            return False
+        if signature.when_os and ctx.os != signature.when_os:
+            return False
+        if signature.tf_min:
+            version = _version(ctx.tf_version)
+            if version is None or version < signature.tf_min:
+                return False
+        return True
+
+
+def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:
+    return signature.keywords or tuple((("", False),) for _ in signature.patterns)
+
+
+def render_template(template: str, values: Mapping[str, Any]) -> str:
+    """Fill ``{name}`` fields; unknown names stay as they are."""
+
+    class _Keep(dict[str, Any]):
+        def __missing__(self, key: str) -> str:
+            return "{" + key + "}"
+
+    return template.format_map(_Keep(values))

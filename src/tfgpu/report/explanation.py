@@ -1,0 +1,74 @@
+"""Render an Explanation: problems with quoted lines, cause, fix and source; harmless lines last."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from tfgpu.model.codec import encode
+from tfgpu.model.explanation import Explanation, Problem
+
+EXPLAIN_SCHEMA_VERSION = 1
+# The "2023-06-19 17:03:27.840554: E tensorflow/.../cuda_dnn.cc:417] " or "W0000 00:00:17.6  24341 gpu_device.cc:2431] "
+# prefix says nothing to a reader; the quoted line starts at the message.
+_PREFIX = re.compile(
+    r"^(?:\d{4}-\d\d-\d\d [\d:.]+: |[IWEF]\d{4} [\d:.]+\s+\d+ )?(?:[IWEF] )?[\w./\\:-]+\.(?:cc|h|py):\d+\] "
+)
+_MARK = {"error": ("✗", "bold red"), "warning": ("!", "yellow"), "info": ("i", "cyan")}
+
+
+def _problem(console: Console, number: int, problem: Problem) -> None:
+    mark, style = _MARK.get(problem.severity, ("✗", "bold red"))
+    times = f" ({problem.count} lines)" if problem.count > 1 else ""
+    console.print(Text.assemble((f"{number}. {mark} ", style), (problem.title, "bold"), (times, "dim")), soft_wrap=True)
+    for line in problem.lines:
+        console.print(
+            Text(f"   line {line.line_number}: {_PREFIX.sub('', line.text)}", style="dim"),
+            overflow="ellipsis",
+            no_wrap=True,
+        )
+    console.print(Text("   cause: " + problem.cause), overflow="fold")
+    console.print(Text.assemble(("   fix: ", "bold"), (problem.fix, "cyan")), soft_wrap=True)
+    if problem.sources:
+        console.print(Text("   see: " + problem.sources[0], style="dim"), soft_wrap=True)
+    console.print(Text(f"   [{problem.id}]", style="dim"))
+
+
+def render_explanation_text(explanation: Explanation, console: Console) -> None:
+    """The human report."""
+    if explanation.problems:
+        console.print(
+            Text(
+                f"{len(explanation.problems)} problem(s) in {explanation.lines_read} lines, most important first:",
+                style="bold",
+            )
+        )
+        for number, problem in enumerate(explanation.problems, 1):
+            console.print()
+            _problem(console, number, problem)
+    else:
+        console.print(Text(f"No known problem in {explanation.lines_read} lines.", style="bold green"))
+    if explanation.harmless:
+        console.print()
+        console.print(Text("Harmless, you can ignore these:", style="bold"))
+        for item in explanation.harmless:
+            where = ", ".join(str(q.line_number) for q in item.lines)
+            more = f" (+{item.count - len(item.lines)} more)" if item.count > len(item.lines) else ""
+            console.print(Text(f" i {item.title} - line {where}{more}"), soft_wrap=True)
+    if explanation.long_lines_cut:
+        console.print(Text(f"({explanation.long_lines_cut} very long lines were read in part only)", style="dim"))
+
+
+def explanation_document(explanation: Explanation) -> dict[str, Any]:
+    """The JSON contract of ``tfgpu explain --json``."""
+    body = encode(explanation)
+    return {"schema_version": EXPLAIN_SCHEMA_VERSION, "tool": "tfgpu", "command": "explain", **body}
+
+
+def render_explanation_json(explanation: Explanation) -> str:
+    """``--json`` output."""
+    return json.dumps(explanation_document(explanation), indent=2) + "\n"

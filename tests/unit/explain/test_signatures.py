@@ -1,0 +1,138 @@
+"""The signature base: every signature finds its own examples, through the prefilter, tolerant of
+prefixes, ANSI colour and CRLF; the corpus is diagnosed at the required accuracy."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature, load_signatures, render_template
+
+SIGNATURES = load_signatures()
+CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
+CONTEXT = {"windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12")}
+
+
+def scan(lines, context=None):
+    scanner = LogScanner()
+    for line in lines:
+        scanner.feed(line)
+    return scanner.result(context)
+
+
+def test_base_has_at_least_60_failure_classes_and_unique_ids():
+    failure = {s.category for s in SIGNATURES if not s.benign}
+    assert len(failure) >= 60
+    assert len({s.id for s in SIGNATURES}) == len(SIGNATURES)
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", s.id) for s in SIGNATURES)
+
+
+@pytest.mark.parametrize("signature", SIGNATURES, ids=lambda s: s.id)
+def test_signature_finds_each_of_its_examples(signature: Signature):
+    assert signature.examples and signature.cause and signature.fix and signature.sources
+    for example in signature.examples:
+        lines = [example] + ([_also_line(signature)] if signature.also else [])
+        found = {h.signature.id for h in scan(lines, CONTEXT.get(signature.id)).hits}
+        assert signature.id in found, (signature.id, example)
+
+
+def _also_line(signature: Signature) -> str:
+    samples = {
+        "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
+        "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
+    }
+    return samples[signature.id]
+
+
+@pytest.mark.parametrize("signature", [s for s in SIGNATURES if s.benign], ids=lambda s: s.id)
+def test_benign_examples_raise_no_problem(signature: Signature):
+    hits = scan(signature.examples).hits
+    assert hits and not [h.signature.id for h in hits if not h.signature.benign]
+
+
+PREFIXES = st.sampled_from(
+    [
+        "",
+        "2023-06-19 17:03:27.840554: E tensorflow/stream_executor/cuda/cuda_dnn.cc:417] ",
+        "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] ",
+        "[1,0]<stderr>: ",
+        "\x1b[31m",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([s for s in SIGNATURES if not s.also and not s.when_os]),
+    PREFIXES,
+    st.sampled_from(["", "\r", "\x1b[0m"]),
+)
+def test_matching_is_tolerant_of_prefixes_colour_and_crlf(signature, prefix, suffix):
+    example = signature.examples[0]
+    if example.startswith("^") or re.search(r"\^", "".join(p.pattern for p in signature.patterns)):
+        example = example  # anchored patterns (a bare "Illegal instruction") are tested unprefixed above
+        prefix = ""
+    found = {h.signature.id for h in scan([prefix + example + suffix]).hits}
+    assert signature.id in found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=200), max_size=40))
+def test_scanner_never_raises_and_counts_lines(lines):
+    result = scan(lines)
+    assert result.lines == len(lines)
+    assert all(1 <= q[0] <= len(lines) for h in result.hits for q in h.quotes)
+
+
+def test_quotes_and_counts_are_bounded():
+    line = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    (hit,) = [h for h in scan([line] * 1000).hits if h.signature.id == "cuinit-no-device"]
+    assert hit.count == 1000 and len(hit.quotes) == 3
+
+
+def test_root_cause_ranks_above_its_symptoms():
+    log = [
+        "Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly",
+        "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file",
+    ]
+    assert scan(log).hits[0].signature.id == "cudnn-not-loaded"
+
+
+def test_windows_signature_needs_windows_and_tf_above_2_10():
+    assert "windows-native-no-gpu" not in {h.signature.id for h in scan(["GPU is NOT AVAILABLE"]).hits}
+    assert "windows-native-no-gpu" not in {
+        h.signature.id for h in scan(["GPU is NOT AVAILABLE"], ScanContext("windows", "2.10")).hits
+    }
+    hits = scan(["TensorFlow version: 2.12.0", "C:\\Users\\ada> python check.py", "GPU is NOT AVAILABLE"]).hits
+    assert hits[0].signature.id == "windows-native-no-gpu"
+
+
+def test_render_template_keeps_unknown_fields():
+    assert render_template("{pip} install x {missing}", {"pip": "python -m pip"}) == "python -m pip install x {missing}"
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not present")
+def test_corpus_top1_at_least_90_percent_and_no_benign_false_alarm():
+    cases = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    correct = false_alarms = 0
+    for case in cases:
+        os_text = case.get("os", "")
+        version = re.search(r"\d+\.\d+", case.get("tf_version", ""))
+        ctx = ScanContext(
+            "windows" if "Windows" in os_text and "WSL" not in os_text else "linux",
+            version.group() if version else None,
+        )
+        hits = scan(case["log"].splitlines(), ctx).hits
+        problems = [h for h in hits if not h.signature.benign]
+        if case["benign"]:
+            false_alarms += bool(problems)
+            correct += not problems and any(h.signature.category == case["category"] for h in hits)
+        else:
+            correct += bool(problems) and problems[0].signature.category == case["category"]
+    assert false_alarms == 0
+    assert correct / len(cases) >= 0.9
