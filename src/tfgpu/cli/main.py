@@ -42,11 +42,18 @@ def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -
     """Run one command; the single place where exceptions become exit statuses (pip's _run_wrapper)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     env = env or CliEnvironment.from_process()
+    # Everything after the first "--" is a command for tfgpu to run (explain --run, run):
+    # argparse's REMAINDER does not survive subparsers, so it is split off here.
+    passthrough: list[str] = []
+    if "--" in args_list:
+        cut = args_list.index("--")
+        args_list, passthrough = args_list[:cut], args_list[cut + 1 :]
     parser = build_parser(args_list)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
         return int(exc.code or 0)
+    args.passthrough = passthrough
     if not args.command:
         parser.print_help(env.stdout)
         return ExitStatus.USAGE

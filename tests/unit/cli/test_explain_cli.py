@@ -56,3 +56,5 @@ def test_bad_inputs_are_usage_errors_with_a_message(tmp_path):
         result = run_cli("explain", *args, "--no-facts")
         assert result.exit_status == ExitStatus.USAGE and words in result.stderr and "Traceback" not in result.stderr
     assert run_cli("explain", "a.log", "--run", "--", "true").exit_status == ExitStatus.USAGE
+    assert run_cli("explain", "--run").exit_status == ExitStatus.USAGE
+    assert run_cli("explain", "--", "true").exit_status == ExitStatus.USAGE

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu explain``."""
     parser.add_argument("logfile", nargs="?", help="the log to read; - for standard input")
     parser.add_argument(
-        "--run", nargs=argparse.REMAINDER, metavar="CMD", help="run CMD, show its output, then explain it"
+        "--run", action="store_true", help="run the command given after --, show its output, then explain it"
     )
     parser.add_argument("--json", action="store_true", help="print a versioned JSON document")
     parser.add_argument("--no-facts", action="store_true", help="do not look at this machine for exact fix commands")
@@ -48,8 +48,6 @@ def _open(path: str, env: CliEnvironment) -> BinaryIO:
 
 
 def _captured_run(argv: list[str], env: CliEnvironment) -> BinaryIO:
-    if argv and argv[0] == "--":
-        argv = argv[1:]
     if not argv:
         raise UsageError("--run needs a command, e.g. tfgpu explain --run -- python train.py")
     captured = io.BytesIO()
@@ -68,13 +66,15 @@ def _captured_run(argv: list[str], env: CliEnvironment) -> BinaryIO:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Explain the log; exit 3 when it shows a problem, 0 when only harmless lines."""
-    if args.run is not None and args.logfile:
-        raise UsageError("give a log file or --run, not both")
-    if args.run is None and not args.logfile:
+    if args.run and args.logfile:
+        raise UsageError("give a log file or --run -- CMD, not both")
+    if args.passthrough and not args.run:
+        raise UsageError("a command after -- needs --run: tfgpu explain --run -- python train.py")
+    if not args.run and not args.logfile:
         if env.stdin.isatty():
             raise UsageError("give a log file, - for standard input, or --run -- CMD")
         args.logfile = "-"
-    stream = _captured_run(args.run, env) if args.run is not None else _open(args.logfile, env)
+    stream = _captured_run(args.passthrough, env) if args.run else _open(args.logfile, env)
     reader = LogReader(stream)
     try:
         explanation = explain_lines(reader.lines(), _facts(args, env), 0)
