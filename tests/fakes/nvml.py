@@ -202,3 +202,45 @@ def _value_or_error(value: Any) -> Any:
     if isinstance(value, dict) and "error" in value:
         return nvml_error(value["error"], value.get("source", "nvml"))
     return value
+
+
+class SeriesNvml(FakeNvml):
+    """GPU 0 replays a recorded 10 Hz series: each utilization() call moves to the next reading.
+
+    Built from the `idle_series` / `load_series` that scripts/record_gpu_fixtures.py recorded on
+    the H200 (the load series ran bf16 matmuls in PyTorch and shows the 700 W power cap).
+    """
+
+    def __init__(self, name: str, key: str, *, lost_after: int | None = None) -> None:
+        base = FakeNvml.from_recording(name)
+        super().__init__(base.gpus, driver=base.driver, cuda=base.cuda)
+        self.rows = json.loads((FIXTURES / f"{name}.json").read_text())[key]
+        self.position = -1
+        self.lost_after = lost_after
+
+    def _row(self, source: str) -> dict[str, Any]:
+        if self.lost_after is not None and self.position >= self.lost_after:
+            raise nvml_error("NVMLError_GpuIsLost", f"nvml:{source}")
+        return self.rows[min(self.position, len(self.rows) - 1)]
+
+    def utilization(self, index: int) -> Utilization:
+        self.position += 1
+        u = self._row("nvmlDeviceGetUtilizationRates")["utilization"]
+        return Utilization(u["gpu_percent"], u["memory_percent"])
+
+    def memory_info(self, index: int) -> MemoryInfo:
+        m = self._row("nvmlDeviceGetMemoryInfo")["memory_info"]
+        return MemoryInfo(m["total_bytes"], m["used_bytes"], m["free_bytes"])
+
+    def temperature_celsius(self, index: int) -> int:
+        return int(self._row("nvmlDeviceGetTemperature")["temperature_celsius"])
+
+    def power_draw_watts(self, index: int) -> float:
+        return float(self._row("nvmlDeviceGetPowerUsage")["power_draw_watts"])
+
+    def clock_mhz(self, index: int, kind: str) -> int:
+        row = self._row("nvmlDeviceGetClockInfo")
+        return int(row["memory_clock_mhz"] if kind == "memory" else row["sm_clock_mhz"])
+
+    def clocks_event_reasons(self, index: int) -> int:
+        return int(self._row("nvmlDeviceGetCurrentClocksEventReasons")["clocks_event_reasons"])

@@ -16,6 +16,10 @@ from tfgpu.model.errors import DiagnosticError, UsageError
 COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("tfgpu.cli.commands.doctor", "diagnose why TensorFlow can or cannot use the GPUs here"),
     "explain": ("tfgpu.cli.commands.explain", "read a TensorFlow log and name the causes and fixes"),
+    "monitor": (
+        "tfgpu.cli.commands.monitor",
+        "watch utilization, memory, temperature, power, clocks and throttling live",
+    ),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
 }
 

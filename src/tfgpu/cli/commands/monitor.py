@@ -1,0 +1,135 @@
+"""``tfgpu monitor``: a live view of every GPU, logging to CSV/JSONL, and a verdict for a watched process."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.errors import UsageError
+from tfgpu.model.samples import GpuSample
+from tfgpu.monitor.sampler import Sampler
+from tfgpu.monitor.sinks import CsvSink, JsonlSink
+from tfgpu.monitor.verdict import RunFacts, judge
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.procs import alive, cpu_seconds, uses_tensorflow
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tfgpu monitor``."""
+    parser.add_argument("--once", action="store_true", help="print one reading and exit")
+    parser.add_argument(
+        "--interval", type=float, default=1.0, metavar="SECONDS", help="seconds between readings (default 1)"
+    )
+    parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
+    parser.add_argument("--csv", metavar="FILE", help="append every reading to a CSV file")
+    parser.add_argument("--jsonl", metavar="FILE", help="append every reading to a JSON-lines file")
+    parser.add_argument(
+        "--watch", type=int, metavar="PID", help="follow one process; stop and give a verdict when it exits"
+    )
+    parser.add_argument("--plot", metavar="PNG", help="draw the readings to a PNG at the end (needs matplotlib)")
+
+
+def _processes(client: NvmlClient, index: int) -> list[str]:
+    try:
+        procs = client.processes(index)
+    except NvmlUnavailable:
+        return []
+    lines = []
+    for p in procs:
+        try:
+            name = client.process_name(p.pid)
+        except NvmlUnavailable:
+            name = "?"
+        tf = uses_tensorflow(p.pid)
+        memory = f"{p.used_memory_bytes / 2**30:.1f} GiB" if p.used_memory_bytes else "? GiB"
+        lines.append(f"pid {p.pid} {name} {memory}{' [TensorFlow]' if tf else ''}")
+    return lines
+
+
+def _open_sink(path: str | None) -> TextIO | None:
+    if not path:
+        return None
+    try:
+        return open(path, "a", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Sample until --once, --duration, the watched process exits, or Ctrl-C."""
+    if args.interval <= 0:
+        raise UsageError("--interval must be positive")
+    if args.watch is not None and not alive(args.watch):
+        raise UsageError(f"--watch {args.watch}: no such process")
+    client = env.nvml_factory()
+    try:
+        count = client.device_count()
+        names = {i: client.name(i) for i in range(count)}
+    except NvmlUnavailable as exc:
+        env.stderr.write(f"tfgpu monitor: no NVIDIA GPU to monitor: {exc.reason}\n")
+        return ExitStatus.ERROR
+    if count == 0:
+        env.stderr.write("tfgpu monitor: NVML sees no GPU (MIG without instances, or CUDA devices hidden)\n")
+        return ExitStatus.ERROR
+    csv_file, jsonl_file = _open_sink(args.csv), _open_sink(args.jsonl)
+    files = [f for f in (csv_file, jsonl_file) if f is not None]
+    sinks: list[Callable[[GpuSample], None]] = []
+    if csv_file is not None:
+        sinks.append(CsvSink(csv_file))
+    if jsonl_file is not None:
+        sinks.append(JsonlSink(jsonl_file))
+
+    def on_sample(sample: GpuSample) -> None:
+        for sink in sinks:
+            sink(sample)
+
+    sampler = Sampler(client, list(range(count)), args.interval, on_sample=on_sample)
+    from rich.live import Live
+
+    from tfgpu.report.monitor import samples_table, verdict_text
+    from tfgpu.report.text import make_console
+
+    console = make_console(env.stdout, color=env.color, width=140)
+    start = time.monotonic()
+    cpu_start = cpu_seconds(args.watch) if args.watch is not None else None
+    try:
+        if args.once:
+            console.print(samples_table(sampler.sample_once(), names, {i: _processes(client, i) for i in range(count)}))
+            return ExitStatus.SUCCESS
+        live_cm = Live(console=console, auto_refresh=False) if env.color else contextlib.nullcontext()
+        with live_cm as live:
+            while True:
+                samples = sampler.sample_once()
+                table = samples_table(samples, names, {i: _processes(client, i) for i in range(count)})
+                if live is not None:
+                    live.update(table, refresh=True)
+                elif args.duration is None and args.watch is None:
+                    console.print(table)
+                if args.duration is not None and time.monotonic() - start >= args.duration:
+                    break
+                if args.watch is not None and not alive(args.watch):
+                    break
+                time.sleep(args.interval)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for f in files:
+            f.close()
+    wall = time.monotonic() - start
+    cpu_end = cpu_seconds(args.watch) if args.watch is not None else None
+    host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
+    verdicts = judge(sampler.stats(), RunFacts(wall_seconds=wall, host_cpu_seconds=host))
+    console.print(verdict_text(verdicts))
+    if args.plot:
+        from tfgpu.monitor.plot import plot_samples
+
+        plot_samples(sampler.samples(), args.plot)
+        env.stderr.write(f"wrote {Path(args.plot)}\n")
+    return ExitStatus.SUCCESS

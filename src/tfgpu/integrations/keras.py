@@ -1,0 +1,177 @@
+"""GpuMonitor: a Keras callback that samples the GPUs on its own thread while ``fit`` runs.
+
+Per epoch it adds ``gpu{i}/utilization_mean_percent``, ``gpu{i}/memory_used_max_bytes``,
+``gpu{i}/temperature_max_celsius``, ``gpu{i}/power_mean_watts`` and ``gpu{i}/sm_clock_mean_mhz``
+to ``logs``, so History, CSVLogger and TensorBoard record them: list GpuMonitor *before* those
+callbacks. At the end it prints the bottleneck verdict. It overrides no batch hook (Keras runs
+batch hooks inline in the training loop), so it costs no step time.
+
+The class is created on first access, so importing this module imports neither Keras nor
+TensorFlow: ``from tfgpu.integrations.keras import GpuMonitor`` does, as the user asked.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tfgpu.model.samples import Verdict
+from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
+from tfgpu.monitor.verdict import RunFacts, format_verdicts, judge
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+
+EPOCH_METRICS = (
+    ("utilization_percent", "mean", "utilization_mean_percent"),
+    ("memory_used_bytes", "max", "memory_used_max_bytes"),
+    ("temperature_celsius", "max", "temperature_max_celsius"),
+    ("power_draw_watts", "mean", "power_mean_watts"),
+    ("sm_clock_mhz", "mean", "sm_clock_mean_mhz"),
+)
+
+
+def _callback_base() -> type:
+    try:
+        import keras
+
+        return keras.callbacks.Callback  # type: ignore[no-any-return]
+    except ImportError:
+        from tensorflow import keras as tf_keras
+
+        return tf_keras.callbacks.Callback  # type: ignore[no-any-return]
+
+
+def _tf_memory_peak(indices: Sequence[int]) -> float | None:
+    try:
+        import tensorflow as tf
+
+        return float(max(tf.config.experimental.get_memory_info(f"GPU:{i}")["peak"] for i in range(len(indices))))
+    except Exception:  # noqa: BLE001 - a CPU build or an old TF has no such counter
+        return None
+
+
+def _make_class() -> type:
+    base = _callback_base()
+
+    class GpuMonitor(base):  # type: ignore[valid-type, misc]
+        """Sample GPUs during ``fit`` and name the bottleneck at the end.
+
+        Args:
+            gpus: NVML indices to watch (default: all).
+            interval_seconds: sampling period (0.1 = 10 Hz).
+            log_dir: also write the per-epoch GPU metrics as TensorBoard scalars there.
+            plot: write a PNG of utilization, memory, temperature and clocks (needs matplotlib).
+            verbose: print the verdict at the end of training.
+            nvml: an NvmlClient (tests pass a fake); default the real NVML.
+        """
+
+        def __init__(
+            self,
+            gpus: Sequence[int] | None = None,
+            interval_seconds: float = DEFAULT_INTERVAL_SECONDS,
+            log_dir: str | None = None,
+            plot: str | None = None,
+            verbose: bool = True,
+            nvml: NvmlClient | None = None,
+        ) -> None:
+            super().__init__()
+            self.gpus = gpus
+            self.interval_seconds = interval_seconds
+            self.log_dir = log_dir
+            self.plot = plot
+            self.verbose = verbose
+            self._nvml = nvml
+            self.sampler: Sampler | None = None
+            self.unavailable_reason: str | None = None
+            self.verdicts: list[Verdict] = []
+            self.epoch_marks: list[float] = []
+            self._epoch_mark = 0.0
+            self._start_wall = 0.0
+            self._start_cpu = 0.0
+            self._writer: Any = None
+
+        def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+            client = self._nvml
+            if client is None:
+                from tfgpu.nvml.client import PynvmlClient
+
+                client = PynvmlClient()
+            try:
+                indices = list(self.gpus) if self.gpus is not None else list(range(client.device_count()))
+            except NvmlUnavailable as exc:
+                indices, self.unavailable_reason = [], exc.reason
+            if not indices:
+                self.unavailable_reason = self.unavailable_reason or "NVML sees no GPU"
+                if self.verbose:
+                    print(
+                        f"tfgpu GpuMonitor: no GPU is monitored ({self.unavailable_reason}); training goes on without it."
+                    )
+                return
+            self.sampler = Sampler(client, indices, self.interval_seconds)
+            self._start_wall = time.monotonic()
+            self._start_cpu = time.process_time()
+            self.sampler.start()
+            if self.log_dir:
+                import tensorflow as tf
+
+                self._writer = tf.summary.create_file_writer(os.path.join(self.log_dir, "gpu"))
+
+        def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+            if self.sampler:
+                self._epoch_mark = self.sampler.mark()
+                self.epoch_marks.append(self._epoch_mark)
+
+        def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+            if not self.sampler or logs is None:
+                return
+            for stats in self.sampler.stats(since=self._epoch_mark):
+                for metric, kind, name in EPOCH_METRICS:
+                    value = getattr(stats.get(metric), kind)
+                    if value is not None:
+                        logs[f"gpu{stats.index}/{name}"] = float(value)
+            if self._writer is not None:
+                import tensorflow as tf
+
+                with self._writer.as_default():
+                    for key, value in logs.items():
+                        if key.startswith("gpu"):
+                            tf.summary.scalar(key, value, step=epoch)
+                self._writer.flush()
+
+        def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+            if not self.sampler:
+                self.verdicts = judge([])
+                return
+            self.sampler.stop()
+            steps = None
+            params = getattr(self, "params", None) or {}
+            if params.get("steps") and self.epoch_marks:
+                steps = int(params["steps"]) * len(self.epoch_marks)
+            run = RunFacts(
+                wall_seconds=time.monotonic() - self._start_wall,
+                steps=steps,
+                host_cpu_seconds=time.process_time() - self._start_cpu,
+                tf_memory_peak_bytes=_tf_memory_peak(self.sampler.gpu_indices),
+            )
+            self.verdicts = judge(self.sampler.stats(), run)
+            if self.plot:
+                from tfgpu.monitor.plot import plot_samples
+
+                plot_samples(self.sampler.samples(), self.plot, epoch_marks=self.epoch_marks)
+            if self.verbose:
+                print(format_verdicts(self.verdicts))
+
+    return GpuMonitor
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GpuMonitor":
+        cls = _make_class()
+        globals()["GpuMonitor"] = cls
+        return cls
+    raise AttributeError(name)
+
+
+__all__ = ["GpuMonitor"]  # noqa: F822 - created on first access by __getattr__

@@ -1,0 +1,87 @@
+"""One poll of a GPU, and statistics over many: the monitor's data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SAMPLE_METRICS = (
+    "utilization_percent",
+    "memory_utilization_percent",
+    "memory_used_bytes",
+    "temperature_celsius",
+    "power_draw_watts",
+    "sm_clock_mhz",
+    "memory_clock_mhz",
+)
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One reading of one GPU. A metric the GPU does not report is None.
+
+    nvidia-smi keys: utilization.gpu, utilization.memory, memory.used, memory.total,
+    temperature.gpu, power.draw, power.limit, clocks.sm, clocks.mem, clocks_event_reasons.active.
+    """
+
+    time_seconds: float
+    index: int
+    utilization_percent: float | None
+    memory_utilization_percent: float | None
+    memory_used_bytes: float | None
+    memory_total_bytes: float | None
+    temperature_celsius: float | None
+    power_draw_watts: float | None
+    power_limit_watts: float | None
+    sm_clock_mhz: float | None
+    max_sm_clock_mhz: float | None
+    memory_clock_mhz: float | None
+    throttle_reasons: tuple[str, ...] = ()
+    lost: bool = False
+    """The GPU stopped answering (fell off the bus) at this sample."""
+
+
+@dataclass(frozen=True)
+class MetricStats:
+    """Mean, min, max and last of one metric over a window; None when never reported."""
+
+    mean: float | None
+    min: float | None
+    max: float | None
+    last: float | None
+    count: int
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    """Statistics of one GPU over a window of samples."""
+
+    index: int
+    samples: int
+    seconds: float
+    metrics: tuple[tuple[str, MetricStats], ...]
+    throttle_fractions: tuple[tuple[str, float], ...]
+    """Per throttle reason, the fraction of samples in which it was active."""
+    idle_fraction: float | None
+    """Fraction of samples with utilization below 5 %."""
+    memory_total_bytes: float | None
+    max_sm_clock_mhz: float | None
+    lost: bool
+
+    def get(self, metric: str) -> MetricStats:
+        """The statistics of one metric (all None when unknown)."""
+        return dict(self.metrics).get(metric, MetricStats(None, None, None, None, 0))
+
+    def throttle(self, reason: str) -> float:
+        """Fraction of samples with that throttle reason active."""
+        return dict(self.throttle_fractions).get(reason, 0.0)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The bottleneck named from samples and step times, with what to change."""
+
+    id: str
+    severity: str
+    summary: str
+    detail: str
+    advice: tuple[str, ...]

@@ -1,0 +1,167 @@
+"""Name the bottleneck of a training run from GPU samples, step times and host CPU use (pure).
+
+Shared by the Keras GpuMonitor, ``tfgpu run`` and ``tfgpu monitor --watch``. The rules and
+their thresholds are written down here, each with the evidence it quotes back to the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfgpu.model.samples import SampleStats, Verdict
+
+THERMAL = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
+BUSY_PERCENT = 80.0
+STARVED_PERCENT = 30.0
+SHORT_STEP_SECONDS = 0.005
+MEMORY_FULL_FRACTION = 0.9
+
+INPUT_ADVICE = (
+    "feed fit() a tf.data.Dataset instead of NumPy arrays: ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(B).prefetch(tf.data.AUTOTUNE)",
+    "parallelise and cache preprocessing: .map(fn, num_parallel_calls=tf.data.AUTOTUNE).cache()",
+    "raise the batch size until the GPU is busy (scale the learning rate with it)",
+)
+OVERHEAD_ADVICE = (
+    "raise the batch size: each step is too short to fill the GPU",
+    "run several steps per call: model.compile(..., steps_per_execution=32)",
+    "feed a tf.data.Dataset with .prefetch(tf.data.AUTOTUNE) instead of NumPy arrays",
+)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the caller knows about the training beyond NVML."""
+
+    wall_seconds: float | None = None
+    steps: int | None = None
+    host_cpu_seconds: float | None = None
+    """CPU time of the training process over the run (all threads)."""
+    tf_memory_peak_bytes: float | None = None
+    """Peak of TF's own allocator (tf.config.experimental.get_memory_info), not NVML's reservation."""
+
+
+def _busiest(stats: Sequence[SampleStats]) -> SampleStats | None:
+    measured = [s for s in stats if s.samples]
+    return max(measured, key=lambda s: s.get("utilization_percent").mean or 0.0) if measured else None
+
+
+def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Verdict]:
+    """The verdicts, most important first; the first one is the headline."""
+    run = run or RunFacts()
+    gpu = _busiest(stats)
+    if gpu is None:
+        return [
+            Verdict(
+                "no-gpu-monitored",
+                "info",
+                "No GPU was monitored",
+                "NVML saw no NVIDIA GPU, so there is nothing to judge.",
+                (),
+            )
+        ]
+    # Order: a lost GPU, heat, then the bottleneck itself, then memory headroom.
+    out: list[Verdict] = []
+    if any(s.lost for s in stats):
+        out.append(
+            Verdict(
+                "gpu-lost",
+                "error",
+                "A GPU stopped answering during the run",
+                "NVML reported the GPU lost (Xid 79 class).",
+                ("check dmesg, power and cooling",),
+            )
+        )
+    util = gpu.get("utilization_percent").mean or 0.0
+    thermal = max((gpu.throttle(r) for r in THERMAL), default=0.0)
+    if thermal > 0.1:
+        out.append(
+            Verdict(
+                "gpu-thermal-throttling",
+                "warning",
+                f"GPU {gpu.index} slowed its clocks for heat in {thermal:.0%} of the samples",
+                f"Peak temperature {gpu.get('temperature_celsius').max or 0:.0f} °C; SM clock mean {gpu.get('sm_clock_mhz').mean or 0:.0f} of {gpu.max_sm_clock_mhz or 0:.0f} MHz.",
+                ("improve cooling or airflow", "check the fans and the room temperature"),
+            )
+        )
+    out.append(_utilisation(gpu, util, run))
+    if (
+        run.tf_memory_peak_bytes
+        and gpu.memory_total_bytes
+        and run.tf_memory_peak_bytes >= MEMORY_FULL_FRACTION * gpu.memory_total_bytes
+    ):
+        out.append(
+            Verdict(
+                "memory-near-full",
+                "warning",
+                f"TF's allocator peaked at {run.tf_memory_peak_bytes / 2**30:.1f} of {gpu.memory_total_bytes / 2**30:.0f} GiB",
+                "A larger batch or model will run out of memory.",
+                (
+                    "mixed precision halves activation memory: tfgpu.setup(precision='mixed')",
+                    "keep the batch size below the OOM point",
+                ),
+            )
+        )
+    return out
+
+
+def format_verdicts(verdicts: Sequence[Verdict]) -> str:
+    """Plain text of the verdicts, for the Keras callback's print and for logs."""
+    lines = []
+    for number, verdict in enumerate(verdicts):
+        lines.append(("tfgpu verdict: " if number == 0 else "also: ") + verdict.summary)
+        lines.append("  " + verdict.detail)
+        lines.extend(f"  - {advice}" for advice in verdict.advice)
+    return "\n".join(lines)
+
+
+def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
+    power_capped = gpu.throttle("sw_power_cap")
+    idle = gpu.idle_fraction or 0.0
+    step = run.wall_seconds / run.steps if run.wall_seconds and run.steps else None
+    cores = run.host_cpu_seconds / run.wall_seconds if run.host_cpu_seconds is not None and run.wall_seconds else None
+    evidence = f"GPU {gpu.index} busy {util:.0f}% on average, idle (<5%) in {idle:.0%} of {gpu.samples} samples"
+    if step is not None:
+        evidence += f"; {step * 1000:.1f} ms per step"
+    if cores is not None:
+        evidence += f"; the training process used {cores:.1f} CPU cores"
+    if util >= BUSY_PERCENT:
+        capped = (
+            f" It sat at its power limit in {power_capped:.0%} of the samples: the GPU itself is the limit."
+            if power_capped > 0.3
+            else ""
+        )
+        return Verdict(
+            "gpu-busy",
+            "ok",
+            f"The GPU is busy ({util:.0f}%): the input keeps up",
+            evidence + "." + capped,
+            (
+                "next gains: mixed precision (tfgpu.setup(precision='auto')) and a larger batch",
+                "tfgpu tune measures the options",
+            ),
+        )
+    if step is not None and step < SHORT_STEP_SECONDS and util < BUSY_PERCENT:
+        return Verdict(
+            "python-overhead-per-step",
+            "warning",
+            f"Steps of {step * 1000:.1f} ms leave the GPU idle: per-step Python and launch overhead dominate",
+            evidence + ".",
+            OVERHEAD_ADVICE,
+        )
+    if util < STARVED_PERCENT:
+        host = " on the host (one core saturated)" if cores is not None and 0.8 <= cores < 1.5 else ""
+        return Verdict(
+            "input-bound",
+            "warning",
+            f"The GPU waits for input{host}: busy only {util:.0f}%",
+            evidence + ". The GPU is idle between steps while the host prepares the next batch.",
+            INPUT_ADVICE,
+        )
+    return Verdict(
+        "gpu-partly-idle",
+        "warning",
+        f"The GPU is busy {util:.0f}%: the batch is small or the input stalls",
+        evidence + ".",
+        (INPUT_ADVICE[2], INPUT_ADVICE[0], OVERHEAD_ADVICE[1]),
+    )

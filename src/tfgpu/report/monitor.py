@@ -1,0 +1,76 @@
+"""The monitor's live table and the end-of-run verdict, for humans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from tfgpu.model.samples import GpuSample, Verdict
+
+_WORDS = {
+    "gpu_idle": "idle",
+    "applications_clocks_setting": "app clocks",
+    "sw_power_cap": "power cap",
+    "hw_slowdown": "HW slowdown",
+    "sync_boost": "sync boost",
+    "sw_thermal_slowdown": "thermal (SW)",
+    "hw_thermal_slowdown": "thermal (HW)",
+    "hw_power_brake_slowdown": "power brake",
+    "display_clock_setting": "display clock",
+}
+
+
+def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
+    return "n/a" if value is None else fmt.format(value) + unit
+
+
+def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes: dict[int, list[str]]) -> Table:
+    """One row per GPU (and its processes under it)."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by"):
+        table.add_column(column, no_wrap=True)
+    for s in samples:
+        if s.lost:
+            table.add_row(
+                f"{s.index} {names.get(s.index, '')}",
+                Text("GPU LOST (fell off the bus)", style="bold red"),
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+            )
+            continue
+        memory = "n/a"
+        if s.memory_used_bytes is not None and s.memory_total_bytes:
+            memory = f"{s.memory_used_bytes / 2**30:.1f}/{s.memory_total_bytes / 2**30:.0f} GiB"
+        reasons = ", ".join(_WORDS.get(r, r) for r in s.throttle_reasons) or "-"
+        style = "red" if any("thermal" in r or "slowdown" in r for r in s.throttle_reasons) else ""
+        table.add_row(
+            f"{s.index} {names.get(s.index, '')}",
+            _v(s.utilization_percent, unit="%"),
+            memory,
+            _v(s.temperature_celsius, unit=" °C"),
+            f"{_v(s.power_draw_watts)}/{_v(s.power_limit_watts)} W",
+            f"{_v(s.sm_clock_mhz)}/{_v(s.max_sm_clock_mhz)} MHz",
+            _v(s.memory_clock_mhz, unit=" MHz"),
+            Text(reasons, style=style),
+        )
+        for line in processes.get(s.index, []):
+            table.add_row("", Text("  " + line, style="dim"), "", "", "", "", "", "")
+    return table
+
+
+def verdict_text(verdicts: Sequence[Verdict]) -> Text:
+    """The verdicts, the first as the headline."""
+    text = Text()
+    styles = {"ok": "bold green", "info": "cyan", "warning": "bold yellow", "error": "bold red"}
+    for number, v in enumerate(verdicts):
+        text.append(("Verdict: " if number == 0 else "Also: ") + v.summary + "\n", style=styles.get(v.severity, ""))
+        text.append("  " + v.detail + "\n")
+        for advice in v.advice:
+            text.append("  - " + advice + "\n", style="cyan")
+    return text

@@ -1,0 +1,128 @@
+"""Sampler, stats, verdict rules and sinks over readings recorded on the H200."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+
+import pytest
+from tests.fakes.clock import FakeClock
+from tests.fakes.nvml import FakeGpu, FakeNvml, SeriesNvml
+
+from tfgpu.model.samples import MetricStats, SampleStats
+from tfgpu.monitor.sampler import Sampler
+from tfgpu.monitor.sinks import CsvSink, JsonlSink
+from tfgpu.monitor.stats import compute_stats
+from tfgpu.monitor.verdict import RunFacts, format_verdicts, judge
+
+
+def run_series(key: str, n: int, **kwargs) -> Sampler:
+    clock = FakeClock()
+    sampler = Sampler(SeriesNvml("h200", key, **kwargs), [0], 0.1, clock)
+    for _ in range(n):
+        sampler.sample_once()
+        clock.advance(0.1)
+    return sampler
+
+
+def test_recorded_load_series_is_busy_at_the_power_cap():
+    sampler = run_series("load_series", 40)
+    (stats,) = sampler.stats()
+    assert stats.samples == 40 and stats.get("utilization_percent").max == 100
+    assert stats.throttle("sw_power_cap") > 0.5 and stats.get("power_draw_watts").max > 600
+    (verdict, *_) = judge([stats], RunFacts(wall_seconds=4.0))
+    assert verdict.id == "gpu-busy" and "power limit" in verdict.detail
+
+
+def test_recorded_idle_series_with_short_steps_is_python_overhead():
+    (stats,) = run_series("idle_series", 10).stats()
+    verdict = judge([stats], RunFacts(wall_seconds=60.0, steps=20000, host_cpu_seconds=58.0))[0]
+    assert verdict.id == "python-overhead-per-step" and "steps_per_execution" in " ".join(verdict.advice)
+
+
+def test_idle_gpu_with_long_steps_is_input_bound_with_tf_data_advice():
+    (stats,) = run_series("idle_series", 10).stats()
+    verdict = judge([stats], RunFacts(wall_seconds=60.0, steps=100, host_cpu_seconds=55.0))[0]
+    assert verdict.id == "input-bound" and "one core saturated" in verdict.summary
+    assert "prefetch" in verdict.advice[0]
+
+
+def stats_with(util: float, *, throttle=(), lost=False, total=140e9) -> SampleStats:
+    m = MetricStats(util, util, util, util, 10)
+    temp = MetricStats(88, 80, 90, 88, 10)
+    return SampleStats(
+        0, 10, 1.0, (("utilization_percent", m), ("temperature_celsius", temp)), tuple(throttle), 0.0, total, 1980, lost
+    )
+
+
+@pytest.mark.parametrize(
+    ("stats", "run", "first"),
+    [
+        (stats_with(95, throttle=(("hw_thermal_slowdown", 0.5),)), RunFacts(), "gpu-thermal-throttling"),
+        (stats_with(50), RunFacts(), "gpu-partly-idle"),
+        (stats_with(95, lost=True), RunFacts(), "gpu-lost"),
+        (stats_with(95), RunFacts(tf_memory_peak_bytes=135e9), "gpu-busy"),
+    ],
+)
+def test_verdict_rules_on_synthetic_series(stats, run, first):
+    verdicts = judge([stats], run)
+    assert verdicts[0].id == first and format_verdicts(verdicts).startswith("tfgpu verdict: ")
+
+
+def test_memory_near_full_is_reported_from_tfs_own_peak():
+    ids = [v.id for v in judge([stats_with(95)], RunFacts(tf_memory_peak_bytes=135e9))]
+    assert "memory-near-full" in ids and [v.id for v in judge([stats_with(95)])] == ["gpu-busy"]
+
+
+def test_no_gpu_gives_its_own_verdict():
+    assert judge([])[0].id == "no-gpu-monitored"
+
+
+def test_gpu_lost_mid_run_is_a_sample_flag_not_a_crash():
+    sampler = run_series("load_series", 8, lost_after=5)
+    samples = sampler.samples()
+    assert not samples[4].lost and samples[6].lost and samples[6].utilization_percent is None
+    assert judge(sampler.stats())[0].id == "gpu-lost"
+
+
+def test_unsupported_metric_is_asked_once_and_reported():
+    client = FakeNvml([FakeGpu(unsupported=frozenset({"nvmlDeviceGetPowerUsage"}))])
+    sampler = Sampler(client, [0], 0.1, FakeClock())
+    for _ in range(3):
+        assert sampler.sample_once()[0].power_draw_watts is None
+    assert client.calls.count("nvmlDeviceGetPowerUsage") == 1
+    assert sampler.reader.unsupported[0] == {"power"}
+
+
+def test_mig_and_idle_stats_fields():
+    stats = compute_stats(0, [])
+    assert stats.samples == 0 and stats.idle_fraction is None
+
+
+def test_csv_and_jsonl_sinks_write_every_field():
+    out_csv, out_jsonl = io.StringIO(), io.StringIO()
+    csv_sink, jsonl_sink = CsvSink(out_csv), JsonlSink(out_jsonl)
+
+    def both(sample):
+        csv_sink(sample)
+        jsonl_sink(sample)
+
+    sampler = Sampler(FakeNvml.from_recording("h200", "under_load"), [0], 0.1, FakeClock(), on_sample=both)
+    sampler.sample_once()
+    rows = list(csv.DictReader(io.StringIO(out_csv.getvalue())))
+    assert rows[0]["throttle_reasons"] == "sw_power_cap" and float(rows[0]["power_draw_watts"]) > 600
+    doc = json.loads(out_jsonl.getvalue())
+    assert doc["throttle_reasons"] == ["sw_power_cap"] and doc["index"] == 0
+
+
+def test_sampler_thread_runs_at_its_interval_and_stops():
+    sampler = Sampler(FakeNvml.single_gpu(), [0], 0.01)
+    sampler.start()
+    time.sleep(0.2)
+    sampler.stop()
+    n = len(sampler.samples())
+    assert 5 <= n <= 30 and sampler.cpu_seconds >= 0.0
+    time.sleep(0.05)
+    assert len(sampler.samples()) == n
