@@ -46,11 +46,18 @@ def per_sample(samples: int) -> None:
         from nvitop import Device
 
         devices = Device.all()
+        # The same metrics tfgpu reads; nvitop's throttle-reason call needs a newer binding than
+        # some images have, so it is read when it works.
+        reasons = "clocks_event_reasons"
+        try:
+            getattr(devices[0], reasons)()
+        except AttributeError:
+            reasons = "performance_state"
 
         def nvitop_sample() -> None:
             for d in devices:
                 d.gpu_utilization(), d.memory_utilization(), d.memory_used(), d.temperature()
-                d.power_usage(), d.power_limit(), d.sm_clock(), d.memory_clock(), d.clocks_event_reasons()
+                d.power_usage(), d.power_limit(), d.sm_clock(), d.memory_clock(), getattr(d, reasons)()
 
         nvitop_sample()
         start = time.perf_counter()

@@ -141,7 +141,7 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
                 "tfgpu tune measures the options",
             ),
         )
-    if step is not None and step < SHORT_STEP_SECONDS and util < BUSY_PERCENT:
+    if step is not None and step < SHORT_STEP_SECONDS and util < STARVED_PERCENT:
         return Verdict(
             "python-overhead-per-step",
             "warning",
