@@ -6,7 +6,58 @@ Importing tfgpu loads neither TensorFlow nor NVML (rule R10); the CLI is ``tfgpu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tfgpu._version import __version__
 from tfgpu.model.errors import DiagnosticError, TfgpuError
 
-__all__ = ["DiagnosticError", "TfgpuError", "__version__"]
+if TYPE_CHECKING:
+    from tfgpu.configure.apply import Setup
+
+
+def setup(
+    gpus: Any = None,
+    memory: Any = None,
+    precision: str | None = None,
+    xla: bool | str | None = None,
+    tf32: bool | None = None,
+    deterministic: bool | None = None,
+    log_placement: bool = False,
+    strategy: str | None = "auto",
+    split: int | None = None,
+    *,
+    verbose: bool = True,
+) -> Setup:
+    """Configure TensorFlow's GPUs in one call, before any model code.
+
+    Args:
+        gpus: "all", an index, a list of indices or UUIDs, or "auto:N" (the N freest GPUs).
+        memory: "growth", "async" (cuda_malloc_async), a limit ("6GiB") or a share ("80%").
+        precision: "float32", "mixed" or "auto" (mixed_bfloat16 from compute capability 8.0,
+            mixed_float16 on 7.x, float32 below or without a GPU).
+        xla: True, False or "auto" (auto-clustering).
+        tf32: TensorFloat-32 for float32 matmuls on/off.
+        deterministic: op determinism on.
+        log_placement: log the device of every op.
+        strategy: "auto", "default", "one", "mirrored" or "multiworker".
+        split: split GPU 0 (or the CPU) into N logical devices, to test multi-GPU code.
+        verbose: print the summary.
+
+    Returns:
+        A Setup with the strategy, ``scope()``, ``global_batch_size(per_replica)``, ``summary()``.
+
+    Raises:
+        DiagnosticError: an invalid option, or TF already initialized (with the line to move).
+    """
+    from tfgpu.configure.apply import apply_options
+    from tfgpu.configure.options import make_options
+    from tfgpu.nvml.client import PynvmlClient
+
+    options = make_options(gpus, memory, precision, xla, tf32, deterministic, log_placement, strategy, split)
+    result = apply_options(options, nvml=PynvmlClient())
+    if verbose:
+        print(result.summary())
+    return result
+
+
+__all__ = ["DiagnosticError", "TfgpuError", "__version__", "setup"]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from tfgpu import __version__
+from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import DiagnosticError, UsageError
@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "tfgpu.cli.commands.monitor",
         "watch utilization, memory, temperature, power, clocks and throttling live",
     ),
+    "run": ("tfgpu.cli.commands.run", "run a training command with GPU options applied and a verdict at the end"),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
 }
 

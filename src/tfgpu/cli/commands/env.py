@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu import __version__
+from tfgpu._version import __version__
 from tfgpu.cli.commands.doctor import fix_env_lines
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus

@@ -7,7 +7,7 @@ import io
 import sys
 from typing import BinaryIO
 
-from tfgpu import __version__
+from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts

@@ -1,0 +1,82 @@
+"""``tfgpu run [options] -- CMD``: run an unmodified training command with GPU options applied."""
+
+from __future__ import annotations
+
+import argparse
+
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.configure.options import PRECISIONS, STRATEGIES, make_options
+from tfgpu.launch.run import run_command
+from tfgpu.model.errors import UsageError
+
+_ONOFF = {"on": True, "off": False}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tfgpu run`` (the same as tfgpu.setup's)."""
+    parser.add_argument("--gpus", help='"all", indices "0,1", UUIDs, or "auto:N"')
+    parser.add_argument("--memory", help='"growth", "async", a limit "6GiB" or a share "80%%"')
+    parser.add_argument("--precision", choices=PRECISIONS)
+    parser.add_argument("--xla", choices=("on", "off", "auto"))
+    parser.add_argument("--tf32", choices=("on", "off"))
+    parser.add_argument("--deterministic", action="store_true")
+    parser.add_argument("--log-placement", action="store_true")
+    parser.add_argument("--strategy", choices=STRATEGIES)
+    parser.add_argument("--split", type=int, metavar="N", help="split GPU 0 (or the CPU) into N logical devices")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="start N local workers with TF_CONFIG (MultiWorkerMirroredStrategy)",
+    )
+    parser.add_argument("--interval", type=float, default=0.5, metavar="SECONDS", help="GPU sampling period")
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Run the command after --; the exit status is the command's."""
+    if not args.passthrough:
+        raise UsageError("give the command after --: tfgpu run --memory growth -- python train.py")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    xla: bool | str | None = None
+    if args.xla:
+        xla = "auto" if args.xla == "auto" else args.xla == "on"
+    options = make_options(
+        gpus=args.gpus,
+        memory=args.memory,
+        precision=args.precision,
+        xla=xla,
+        tf32=_ONOFF.get(args.tf32) if args.tf32 else None,
+        deterministic=args.deterministic or None,
+        log_placement=args.log_placement,
+        strategy=args.strategy,
+        split=args.split,
+    )
+    try:
+        report = run_command(
+            args.passthrough,
+            options,
+            nvml=env.nvml_factory(),
+            environ=env.environ,
+            workers=args.workers,
+            interval_seconds=args.interval,
+            stdout=env.stdout,
+        )
+    except FileNotFoundError:
+        raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
+    from rich.text import Text
+
+    from tfgpu.report.monitor import verdict_text
+    from tfgpu.report.text import make_console
+
+    console = make_console(env.stderr, color=env.color)
+    util = (
+        f", GPU busy {report.mean_utilization_percent:.0f}% on average"
+        if report.mean_utilization_percent is not None
+        else ""
+    )
+    peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
+    console.print(Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}"))
+    console.print(verdict_text(report.verdicts))
+    return report.exit_status

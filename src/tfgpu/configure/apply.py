@@ -1,0 +1,280 @@
+"""Apply GpuOptions to TensorFlow in this process and build the distribution strategy.
+
+TensorFlow is imported here lazily, on the first call. Device options must be set before TF
+initialises its devices; when it already has, TF raises "Physical devices cannot be modified
+after being initialized" and we turn that into a DiagnosticError naming the line to move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from tfgpu.configure.environ import environment_for
+from tfgpu.configure.gpus import resolve_gpus
+from tfgpu.configure.options import GPU_GUIDE, GpuOptions
+from tfgpu.model.errors import DiagnosticError
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+
+MIXED_GUIDE = "https://www.tensorflow.org/guide/mixed_precision"
+
+
+@dataclass
+class Setup:
+    """What ``tfgpu.setup()`` applied, and the strategy to build the model under."""
+
+    options: GpuOptions
+    strategy: Any
+    precision_policy: str
+    applied: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def num_replicas(self) -> int:
+        """Replicas the strategy trains on in sync."""
+        return int(getattr(self.strategy, "num_replicas_in_sync", 1))
+
+    def global_batch_size(self, per_replica: int) -> int:
+        """The batch to give ``fit`` so that each replica gets ``per_replica``."""
+        return per_replica * self.num_replicas
+
+    def scope(self) -> Any:
+        """``with setup.scope():`` build and compile the model in here."""
+        return self.strategy.scope()
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as data."""
+        return {
+            "options": self.options.to_dict(),
+            "strategy": type(self.strategy).__name__,
+            "replicas": self.num_replicas,
+            "precision_policy": self.precision_policy,
+            "applied": self.applied,
+            "warnings": self.warnings,
+        }
+
+    def summary(self) -> str:
+        """One screen: what was applied and why."""
+        lines = [
+            f"tfgpu.setup: {type(self.strategy).__name__} over {self.num_replicas} replica(s), policy {self.precision_policy}"
+        ]
+        lines += [f"  - {line}" for line in self.applied]
+        lines += [f"  ! {line}" for line in self.warnings]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller() -> str:
+    """file:line of the user's tfgpu.setup() call: the innermost frame outside this package."""
+    for frame in reversed(traceback.extract_stack()[:-1]):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE + os.sep):
+            return f"{frame.filename}:{frame.lineno}"
+    return "your script"
+
+
+@contextlib.contextmanager
+def _before_initialisation(where: str) -> Iterator[None]:
+    try:
+        yield
+    except (RuntimeError, ValueError) as exc:
+        if "after being initialized" in str(exc):
+            raise DiagnosticError(
+                "tf-runtime-already-initialized",
+                f"TensorFlow had already initialized its devices when tfgpu.setup() ran ({exc})",
+                hint=f"move the tfgpu.setup(...) call at {where} up: right after `import tensorflow`, before any model, dataset or tensor is created",
+                note="In a notebook, restart the kernel and run the setup cell first.",
+                link=GPU_GUIDE,
+            ) from None
+        raise
+
+
+def _policy_for(precision: str | None, cc: tuple[int, int] | None, warnings: list[str]) -> str:
+    if precision in (None, "float32"):
+        return "float32"
+    if cc is None:
+        warnings.append(f"precision={precision!r}: no GPU, so float32 (mixed precision is slower on CPUs)")
+        return "float32"
+    if cc < (7, 0):
+        warnings.append(f"precision={precision!r}: compute capability {cc[0]}.{cc[1]} has no Tensor Cores, so float32")
+        return "float32"
+    # bfloat16 keeps float32's range (no loss scaling) and is fast from Ampere (8.0) on.
+    return "mixed_bfloat16" if cc >= (8, 0) else "mixed_float16"
+
+
+def _import_tf() -> ModuleType:
+    import tensorflow as tf
+
+    module: ModuleType = tf
+    return module
+
+
+def _strategy(tf: Any, options: GpuOptions, environ: Any) -> tuple[Any, str]:
+    choice = options.strategy or "auto"
+    gpus = tf.config.list_logical_devices("GPU")
+    cpus = tf.config.list_logical_devices("CPU")
+    if choice == "multiworker" or (choice == "auto" and environ.get("TF_CONFIG")):
+        return tf.distribute.MultiWorkerMirroredStrategy(), "TF_CONFIG names a cluster: MultiWorkerMirroredStrategy"
+    if choice == "auto" and environ.get("SLURM_JOB_ID") and int(environ.get("SLURM_NTASKS", "1")) > 1:
+        resolver = tf.distribute.cluster_resolver.SlurmClusterResolver()
+        return tf.distribute.MultiWorkerMirroredStrategy(
+            cluster_resolver=resolver
+        ), "a Slurm allocation of several tasks: MultiWorkerMirroredStrategy"
+    if choice == "mirrored" or (choice == "auto" and len(gpus) > 1):
+        devices = [d.name for d in gpus] or [d.name for d in cpus]
+        return tf.distribute.MirroredStrategy(devices=devices), f"{len(devices)} local devices: MirroredStrategy"
+    if choice == "auto" and not gpus and len(cpus) > 1:
+        return tf.distribute.MirroredStrategy(
+            devices=[d.name for d in cpus]
+        ), f"{len(cpus)} logical CPUs: MirroredStrategy"
+    if choice == "one" or (choice == "auto" and len(gpus) == 1):
+        device = gpus[0].name if gpus else cpus[0].name
+        return tf.distribute.OneDeviceStrategy(device), f"one device ({device}): OneDeviceStrategy"
+    return tf.distribute.get_strategy(), "no GPU: the default strategy"
+
+
+def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: Any = None, environ: Any = None) -> Setup:
+    """Apply ``options``; ``tf`` and ``nvml`` are injected by tests.
+
+    Raises:
+        DiagnosticError: TF was initialized too early, or an option cannot apply here.
+    """
+    env = os.environ if environ is None else environ
+    where = _caller()
+    applied: list[str] = []
+    warnings: list[str] = []
+    visible = resolve_gpus(options.gpus, nvml)
+    tf_started = tf is not None or "tensorflow" in sys.modules
+    if not tf_started:
+        for name, value in environment_for(options, visible).items():
+            env[name] = value
+            applied.append(f"{name}={value} (set before TensorFlow starts)")
+        if visible is not None:
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # so CUDA's indices are nvidia-smi's
+    tf = tf or _import_tf()
+    with _before_initialisation(where):
+        physical = tf.config.list_physical_devices("GPU")
+        if tf_started and visible is not None and physical:
+            chosen = [physical[int(v)] for v in visible if v.isdigit() and int(v) < len(physical)]
+            tf.config.set_visible_devices(chosen, "GPU")
+            physical = chosen
+            applied.append(f"visible GPUs: {', '.join(visible)} (tf.config.set_visible_devices)")
+        if options.memory == "growth":
+            for gpu in physical:
+                tf.config.experimental.set_memory_growth(gpu, True)
+            applied.append("memory growth on every visible GPU: TF takes memory as it needs it")
+        elif options.memory == "async" and tf_started:
+            env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
+            applied.append("TF_GPU_ALLOCATOR=cuda_malloc_async")
+        limit_mib = _limit_mib(options, nvml, visible, warnings)
+        split = options.split or 1
+        if physical and (limit_mib or split > 1):
+            per = limit_mib or _even_share_mib(nvml, visible, split)
+            configs = [tf.config.LogicalDeviceConfiguration(memory_limit=per) for _ in range(split)]
+            tf.config.set_logical_device_configuration(physical[0], configs)
+            applied.append(f"GPU 0 as {split} logical GPU(s) of {per} MiB each")
+        elif split > 1:
+            cpus = tf.config.list_physical_devices("CPU")
+            tf.config.set_logical_device_configuration(
+                cpus[0], [tf.config.LogicalDeviceConfiguration() for _ in range(split)]
+            )
+            applied.append(f"no GPU: the CPU split into {split} logical CPUs (to test multi-device code)")
+        if (options.memory in ("growth", "async") or limit_mib) and not physical:
+            warnings.append(f"memory={options.memory!r}: there is no GPU for it to apply to")
+        if options.tf32 is not None:
+            tf.config.experimental.enable_tensor_float_32_execution(options.tf32)
+            applied.append(f"TensorFloat-32 {'on' if options.tf32 else 'off'} for float32 matmuls and convolutions")
+        if options.deterministic:
+            tf.config.experimental.enable_op_determinism()
+            applied.append("op determinism on (slower; same results run to run)")
+        if options.log_placement:
+            tf.debugging.set_log_device_placement(True)
+            applied.append("device placement logging on")
+        if options.xla is not None:
+            tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
+            applied.append(f"XLA JIT {options.xla}")
+        cc = _compute_capability(tf, physical)
+        policy = _policy_for(options.precision, cc, warnings)
+        if policy != "float32":
+            tf.keras.mixed_precision.set_global_policy(policy)
+            applied.append(
+                f"Keras policy {policy} (compute capability {cc[0]}.{cc[1]}); keep the output layer float32: Dense(..., dtype='float32')"
+                if cc
+                else policy
+            )
+        strategy, why = _strategy(tf, options, env)
+        applied.append(why)
+    return Setup(options, strategy, policy, applied, warnings)
+
+
+def _compute_capability(tf: Any, physical: list[Any]) -> tuple[int, int] | None:
+    if not physical:
+        return None
+    details = tf.config.experimental.get_device_details(physical[0])
+    cc = details.get("compute_capability")
+    return (int(cc[0]), int(cc[1])) if cc else None
+
+
+def _totals(nvml: NvmlClient | None, visible: list[str] | None) -> list[int]:
+    if nvml is None:
+        return []
+    try:
+        indices = [int(v) for v in visible if v.isdigit()] if visible else list(range(nvml.device_count()))
+        return [nvml.memory_info(i).total_bytes for i in indices]
+    except NvmlUnavailable:
+        return []
+
+
+def _limit_mib(
+    options: GpuOptions, nvml: NvmlClient | None, visible: list[str] | None, warnings: list[str]
+) -> int | None:
+    if options.memory_limit_bytes:
+        return options.memory_limit_bytes // 2**20
+    if options.memory_limit_fraction:
+        totals = _totals(nvml, visible)
+        if not totals:
+            raise DiagnosticError(
+                "setup-memory-share-needs-nvml",
+                f"memory={options.memory!r} needs the GPU's size from NVML",
+                hint="give an absolute limit such as '6GiB'",
+            )
+        return int(min(totals) * options.memory_limit_fraction) // 2**20
+    return None
+
+
+def _even_share_mib(nvml: NvmlClient | None, visible: list[str] | None, split: int) -> int:
+    totals = _totals(nvml, visible)
+    # Leave ~10 % for CUDA's context and cuDNN/cuBLAS workspaces.
+    return int(min(totals) * 0.9 / split) // 2**20 if totals else 1024
+
+
+def check_output_layer(model: Any) -> str | None:
+    """A warning when mixed precision is on and the last layer does not compute in float32."""
+    layer = model.layers[-1]
+    policy = getattr(layer, "dtype_policy", None)
+    compute = getattr(policy, "compute_dtype", None) or getattr(layer, "compute_dtype", None)
+    if compute and compute != "float32":
+        return f"the output layer {layer.name!r} computes in {compute}: make it Dense(..., dtype='float32') (or add an Activation('linear', dtype='float32'))"
+    return None
+
+
+def options_from_environment(environ: Any) -> GpuOptions | None:
+    """The options ``tfgpu run`` passed to its bootstrap (TFGPU_SETUP_JSON), if any."""
+    raw = environ.get("TFGPU_SETUP_JSON")
+    if not raw:
+        return None
+    data = json.loads(raw)
+    data["gpus"] = tuple(data["gpus"]) if data.get("gpus") else None
+    return GpuOptions(**data)

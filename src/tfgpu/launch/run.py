@@ -1,0 +1,158 @@
+"""Run the user's command with the options applied (``tfgpu run``).
+
+It samples the GPUs while the command runs, forwards signals and returns its exit status;
+``workers=N`` starts N local workers with TF_CONFIG for MultiWorkerMirroredStrategy over loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+from tfgpu.configure.environ import environment_for, needs_code
+from tfgpu.configure.gpus import resolve_gpus
+from tfgpu.configure.options import GpuOptions
+from tfgpu.model.samples import Verdict
+from tfgpu.monitor.sampler import Sampler
+from tfgpu.monitor.verdict import RunFacts, judge
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+
+BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What happened: the exit status, the time, and the verdict from the GPU samples."""
+
+    exit_status: int
+    seconds: float
+    verdicts: tuple[Verdict, ...]
+    peak_memory_bytes: float | None
+    mean_utilization_percent: float | None
+
+
+def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None) -> dict[str, str]:
+    """The child's environment: the caller's, the option variables, and the bootstrap when code is needed."""
+    env = dict(environ)
+    env.update(environment_for(options, visible))
+    if visible is not None:
+        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+    if needs_code(options):
+        env["TFGPU_SETUP_JSON"] = json.dumps(options.to_dict())
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports on 127.0.0.1 that were free a moment ago (the workers bind them right after)."""
+    sockets, ports = [], []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        sockets.append(sock)
+        ports.append(sock.getsockname()[1])
+    for sock in sockets:
+        sock.close()
+    return ports
+
+
+def worker_environments(base: Mapping[str, str], workers: int, gpus: Sequence[str] | None) -> list[dict[str, str]]:
+    """TF_CONFIG (and one GPU each when there are enough) for N local workers.
+
+    Examples:
+        >>> envs = worker_environments({}, 2, None)
+        >>> [json.loads(e["TF_CONFIG"])["task"] for e in envs]
+        [{'type': 'worker', 'index': 0}, {'type': 'worker', 'index': 1}]
+    """
+    cluster = [f"127.0.0.1:{port}" for port in free_ports(workers)]
+    out = []
+    for index in range(workers):
+        env = dict(base)
+        env["TF_CONFIG"] = json.dumps({"cluster": {"worker": cluster}, "task": {"type": "worker", "index": index}})
+        if gpus is not None and len(gpus) >= workers:
+            env["CUDA_VISIBLE_DEVICES"] = gpus[index]
+        out.append(env)
+    return out
+
+
+def _pump(stream: TextIO, prefix: str, out: TextIO) -> None:
+    for line in stream:
+        out.write(prefix + line)
+        out.flush()
+
+
+def run_command(
+    argv: Sequence[str],
+    options: GpuOptions,
+    *,
+    nvml: NvmlClient,
+    environ: Mapping[str, str],
+    workers: int = 1,
+    interval_seconds: float = 0.5,
+    stdout: TextIO = sys.stdout,
+) -> RunReport:
+    """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children."""
+    visible = resolve_gpus(options.gpus, nvml)
+    env = child_environment(options, environ, visible)
+    try:
+        indices = [int(v) for v in visible if v.isdigit()] if visible else list(range(nvml.device_count()))
+    except NvmlUnavailable:
+        indices = []
+    sampler = Sampler(nvml, indices, interval_seconds) if indices else None
+    envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
+    start = time.monotonic()
+    procs: list[subprocess.Popen[str]] = []
+    pumps = []
+    try:
+        for index, child_env in enumerate(envs):
+            proc = subprocess.Popen(
+                list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+            )
+            procs.append(proc)
+            assert proc.stdout is not None
+            prefix = f"[worker {index}] " if workers > 1 else ""
+            pump = threading.Thread(target=_pump, args=(proc.stdout, prefix, stdout), daemon=True)
+            pump.start()
+            pumps.append(pump)
+    except FileNotFoundError:
+        for proc in procs:
+            proc.kill()
+        raise
+    if sampler:
+        sampler.start()
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        codes = [proc.wait() for proc in procs]
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if sampler:
+            sampler.stop()
+        for pump in pumps:
+            pump.join(timeout=5)
+    seconds = time.monotonic() - start
+    status = next((c for c in codes if c != 0), 0)
+    stats = sampler.stats() if sampler else []
+    verdicts = tuple(judge(stats, RunFacts(wall_seconds=seconds)))
+    peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None) if stats else None
+    mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None) if stats else None
+    return RunReport(status if status >= 0 else 128 - status, seconds, verdicts, peak, mean)

@@ -1,0 +1,59 @@
+"""tfgpu.setup() and tfgpu run with real tensorflow-cpu in child processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = str(Path(__file__).parents[1] / "fakes" / "scripts" / "train_small.py")
+
+
+def results(stdout: str) -> list[dict]:
+    return [json.loads(line.split("RESULT ", 1)[1]) for line in stdout.splitlines() if "RESULT " in line]
+
+
+def py(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_setup_split_2_trains_under_mirrored_strategy_on_two_logical_cpus():
+    (r,) = results(py(SCRIPT, "setup-split").stdout)
+    assert r["cpus"] == 2 and r["strategy"] == "MirroredStrategy" and r["replicas"] == 2 and r["loss"] < 1.0
+
+
+def test_setup_after_tensorflow_initialised_names_the_line_to_move():
+    code = "import tensorflow as tf\ntf.ones(1)\nimport tfgpu\ntry:\n    tfgpu.setup(split=2, verbose=False)\nexcept tfgpu.DiagnosticError as e:\n    print('REF', e.reference); print('HINT', e.hint)\n"
+    out = py("-c", code).stdout
+    assert "REF tf-runtime-already-initialized" in out and "<string>:5" in out
+
+
+def test_setup_precision_auto_without_gpu_is_float32_with_the_reason():
+    code = "import tfgpu\ns = tfgpu.setup(precision='auto', memory='growth', verbose=False)\nprint('POLICY', s.precision_policy); print('WARN', s.warnings)\nprint('STRATEGY', type(s.strategy).__name__)"
+    out = py("-c", code).stdout
+    assert "POLICY float32" in out and "no GPU" in out and "STRATEGY _DefaultDistributionStrategy" in out
+
+
+def test_run_applies_code_options_through_the_bootstrap_and_returns_the_exit_status():
+    result = py("-m", "tfgpu", "run", "--split", "2", "--", sys.executable, SCRIPT, "plain")
+    (r,) = results(result.stdout)
+    assert result.returncode == 0 and r["cpus"] == 2
+    assert "[tfgpu run] exit status 0" in result.stderr
+    failing = py("-m", "tfgpu", "run", "--", sys.executable, "-c", "import sys; sys.exit(7)")
+    assert failing.returncode == 7
+
+
+def test_run_workers_2_trains_to_the_same_loss_as_one_worker():
+    one = results(py("-m", "tfgpu", "run", "--", sys.executable, SCRIPT, "multiworker").stdout)
+    two = results(
+        py("-m", "tfgpu", "run", "--workers", "2", "--", sys.executable, SCRIPT, "multiworker", timeout=600).stdout
+    )
+    assert len(one) == 1 and len(two) == 2 and {r["worker"] for r in two} == {0, 1}
+    assert all(r["replicas"] == 2 for r in two)
+    assert abs(two[0]["loss"] - one[0]["loss"]) < 0.05 * max(one[0]["loss"], 1e-3) + 1e-3
+
+
+def test_run_without_a_command_is_a_usage_error():
+    assert py("-m", "tfgpu", "run").returncode == 2
+    assert py("-m", "tfgpu", "run", "--", "no-such-program-tfgpu").returncode == 2
