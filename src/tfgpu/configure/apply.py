@@ -50,6 +50,10 @@ class Setup:
         """``with setup.scope():`` build and compile the model in here."""
         return self.strategy.scope()
 
+    def check_model(self, model: Any) -> str | None:
+        """Under mixed precision, the warning for an output layer that does not compute in float32."""
+        return check_output_layer(model) if self.precision_policy != "float32" else None
+
     def to_json(self) -> dict[str, Any]:
         """The summary as data."""
         return {

@@ -23,6 +23,7 @@ from typing import TextIO
 from tfgpu.configure.environ import environment_for, needs_code
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
+from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.samples import Verdict
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
@@ -48,6 +49,9 @@ def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: 
     """The child's environment: the caller's, the option variables, and the bootstrap when code is needed."""
     env = dict(environ)
     env.update(environment_for(options, visible))
+    tf_config = slurm_tf_config(environ) if "TF_CONFIG" not in environ else None
+    if tf_config:
+        env["TF_CONFIG"] = tf_config
     if visible is not None:
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     if needs_code(options):

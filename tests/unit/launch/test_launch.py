@@ -1,0 +1,38 @@
+import json
+from types import SimpleNamespace
+
+from tfgpu.configure.apply import Setup, check_output_layer
+from tfgpu.configure.options import make_options
+from tfgpu.launch.run import child_environment, worker_environments
+from tfgpu.launch.slurm import expand_hostlist, slurm_tf_config
+
+
+def test_slurm_allocation_gives_each_task_its_worker_index():
+    env = {"SLURM_JOB_ID": "7", "SLURM_NTASKS": "4", "SLURM_JOB_NODELIST": "gpu[01-02]", "SLURM_PROCID": "3"}
+    doc = json.loads(slurm_tf_config(env))
+    assert doc["cluster"]["worker"] == ["gpu01:23456", "gpu01:23457", "gpu02:23456", "gpu02:23457"]
+    assert doc["task"] == {"type": "worker", "index": 3}
+    assert slurm_tf_config({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "1"}) is None
+    assert expand_hostlist("a1,b[8-10]") == ["a1", "b8", "b9", "b10"]
+
+
+def test_child_environment_carries_options_and_the_bootstrap_only_when_needed():
+    plain = child_environment(make_options(memory="growth"), {"PATH": "/bin"}, ["1"])
+    assert plain["TF_FORCE_GPU_ALLOW_GROWTH"] == "true" and plain["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
+    assert "TFGPU_SETUP_JSON" not in plain
+    coded = child_environment(make_options(precision="auto"), {"PYTHONPATH": "/x"}, None)
+    assert json.loads(coded["TFGPU_SETUP_JSON"])["precision"] == "auto" and coded["PYTHONPATH"].endswith("/x")
+
+
+def test_workers_get_distinct_ports_and_one_gpu_each():
+    envs = worker_environments({}, 2, ["0", "1"])
+    configs = [json.loads(e["TF_CONFIG"]) for e in envs]
+    assert len(set(configs[0]["cluster"]["worker"])) == 2 and [e["CUDA_VISIBLE_DEVICES"] for e in envs] == ["0", "1"]
+
+
+def test_output_layer_check_under_mixed_precision():
+    layer = SimpleNamespace(name="logits", dtype_policy=SimpleNamespace(compute_dtype="bfloat16"))
+    model = SimpleNamespace(layers=[layer])
+    assert "dtype='float32'" in check_output_layer(model)
+    setup = Setup(make_options(), SimpleNamespace(num_replicas_in_sync=1), "mixed_bfloat16")
+    assert setup.check_model(model) and Setup(make_options(), None, "float32").check_model(model) is None
