@@ -42,6 +42,7 @@ class FakeGpu:
     clocks_event_reasons: int = 0x1
     persistence_mode: bool = True
     mig_mode: bool | NvmlUnavailable = False
+    ecc_uncorrected_errors: int = 0
     ecc_enabled: bool = True
     processes: tuple[ProcessInfo, ...] = ()
     unsupported: frozenset[str] = frozenset()
@@ -65,6 +66,8 @@ class FakeNvml:
         self.init_error = init_error
         self.process_names = process_names or {}
         self.calls: list[str] = []
+        self.pending_xids: list[tuple[int, int]] = []
+        """Xid events the next xid_events() call returns, as (GPU index, Xid)."""
 
     # scenario factories -------------------------------------------------------------------
     @classmethod
@@ -190,6 +193,14 @@ class FakeNvml:
 
     def processes(self, index: int) -> list[ProcessInfo]:
         return list(self._get(index, "nvmlDeviceGetComputeRunningProcesses", "processes"))
+
+    def ecc_uncorrected_errors(self, index: int) -> int:
+        return int(self._get(index, "nvmlDeviceGetTotalEccErrors", "ecc_uncorrected_errors"))
+
+    def xid_events(self) -> list[tuple[int, int]]:
+        self._check("nvmlEventSetWait")
+        events, self.pending_xids = self.pending_xids, []
+        return events
 
     def process_name(self, pid: int) -> str:
         self._check("nvmlSystemGetProcessName")

@@ -36,6 +36,10 @@ class GpuSample:
     max_sm_clock_mhz: float | None
     memory_clock_mhz: float | None
     throttle_reasons: tuple[str, ...] = ()
+    ecc_uncorrected_errors: float | None = None
+    """Volatile uncorrected ECC errors (nvidia-smi ecc.errors.uncorrected.volatile.total)."""
+    xid_events: tuple[int, ...] = ()
+    """Critical Xid errors NVML reported since the previous sample."""
     lost: bool = False
     """The GPU stopped answering (fell off the bus) at this sample."""
 
@@ -66,6 +70,9 @@ class SampleStats:
     memory_total_bytes: float | None
     max_sm_clock_mhz: float | None
     lost: bool
+    ecc_errors_added: float = 0.0
+    """Rise of the uncorrected ECC counter over the window."""
+    xid_events: tuple[int, ...] = ()
 
     def get(self, metric: str) -> MetricStats:
         """The statistics of one metric (all None when unknown)."""

@@ -75,7 +75,8 @@ class Sampler:
     def sample_once(self) -> list[GpuSample]:
         """Read every GPU now and keep the samples."""
         now = self.clock.monotonic()
-        samples = [self.reader.read(i, now) for i in self.gpu_indices]
+        events = self.reader.xid_events()
+        samples = [self.reader.read(i, now, tuple(x for g, x in events if g == i)) for i in self.gpu_indices]
         with self._lock:
             self._buffer.extend(samples)
         if self.on_sample:
@@ -125,6 +126,10 @@ class Sampler:
         with self._lock:
             data = list(self._buffer)
         return [s for s in data if (since is None or s.time_seconds >= since) and (index is None or s.index == index)]
+
+    def first_busy(self) -> float | None:
+        """Time of the first sample with any GPU activity: where a process's start-up ends."""
+        return next((s.time_seconds for s in self.samples() if (s.utilization_percent or 0) > 0), None)
 
     def stats(self, since: float | None = None) -> list[SampleStats]:
         """Statistics per GPU over the samples since the mark (all samples without one)."""

@@ -34,6 +34,7 @@ def compute_stats(index: int, samples: Sequence[GpuSample]) -> SampleStats:
     totals = [s.memory_total_bytes for s in samples if s.memory_total_bytes]
     max_clocks = [s.max_sm_clock_mhz for s in samples if s.max_sm_clock_mhz]
     seconds = samples[-1].time_seconds - samples[0].time_seconds if len(samples) > 1 else 0.0
+    ecc = [s.ecc_uncorrected_errors for s in samples if s.ecc_uncorrected_errors is not None]
     return SampleStats(
         index=index,
         samples=len(samples),
@@ -44,4 +45,6 @@ def compute_stats(index: int, samples: Sequence[GpuSample]) -> SampleStats:
         memory_total_bytes=totals[-1] if totals else None,
         max_sm_clock_mhz=max_clocks[-1] if max_clocks else None,
         lost=any(s.lost for s in samples),
+        ecc_errors_added=max(ecc) - min(ecc) if ecc else 0.0,
+        xid_events=tuple(x for s in samples for x in s.xid_events),
     )

@@ -72,6 +72,27 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
                 ("check dmesg, power and cooling",),
             )
         )
+    for s in stats:
+        if s.xid_events:
+            out.append(
+                Verdict(
+                    "xid-event",
+                    "error",
+                    f"GPU {s.index} reported Xid error(s) {', '.join(map(str, sorted(set(s.xid_events))))}",
+                    "The driver logged a critical GPU error during the run.",
+                    ("look the Xid up in NVIDIA's Xid catalogue; check dmesg",),
+                )
+            )
+        if s.ecc_errors_added > 0:
+            out.append(
+                Verdict(
+                    "ecc-errors-rose",
+                    "error",
+                    f"GPU {s.index}: {s.ecc_errors_added:.0f} new uncorrected ECC error(s)",
+                    "GPU memory returned corrupt data; results of this run are suspect.",
+                    ("reset the GPU (nvidia-smi -r) and run tfgpu burn",),
+                )
+            )
     util = gpu.get("utilization_percent").mean or 0.0
     thermal = max((gpu.throttle(r) for r in THERMAL), default=0.0)
     if thermal > 0.1:

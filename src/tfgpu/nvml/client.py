@@ -135,6 +135,14 @@ class NvmlClient(Protocol):
         """Process name (nvmlSystemGetProcessName)."""
         ...
 
+    def ecc_uncorrected_errors(self, index: int) -> int:
+        """Uncorrected ECC errors since the driver loaded (nvmlDeviceGetTotalEccErrors, volatile)."""
+        ...
+
+    def xid_events(self) -> list[tuple[int, int]]:
+        """(GPU index, Xid) of critical errors since the last call, without waiting (nvmlEventSetWait)."""
+        ...
+
 
 def _load_binding() -> ModuleType:
     try:
@@ -161,6 +169,7 @@ class PynvmlClient:
         self._nvml: ModuleType | None = None
         self._init_error: NvmlUnavailable | None = None
         self._handles: dict[int, Any] = {}
+        self._events: tuple[Any, dict[str, int]] | None = None
 
     def _module(self) -> ModuleType:
         with self._lock:
@@ -338,6 +347,43 @@ class PynvmlClient:
     def process_name(self, pid: int) -> str:
         """See NvmlClient."""
         return _text(self._call("nvmlSystemGetProcessName", lambda n: n.nvmlSystemGetProcessName(pid)))
+
+    def ecc_uncorrected_errors(self, index: int) -> int:
+        """See NvmlClient."""
+        return int(
+            self._device(
+                index,
+                "nvmlDeviceGetTotalEccErrors",
+                lambda n, h: n.nvmlDeviceGetTotalEccErrors(
+                    h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, n.NVML_VOLATILE_ECC
+                ),
+            )
+        )
+
+    def _register_xid(self, event_set: Any, handle: Any) -> None:
+        def register(n: ModuleType) -> None:
+            n.nvmlDeviceRegisterEvents(handle, n.nvmlEventTypeXidCriticalError, event_set)
+
+        self._call("nvmlDeviceRegisterEvents", register)
+
+    def xid_events(self) -> list[tuple[int, int]]:
+        """See NvmlClient. The event set is created on first use for every GPU."""
+        nvml = self._module()
+        if self._events is None:
+            event_set = self._call("nvmlEventSetCreate", lambda n: n.nvmlEventSetCreate())
+            uuids = {}
+            for index in range(self.device_count()):
+                self._register_xid(event_set, self._handle(index))
+                uuids[self.uuid(index)] = index
+            self._events = (event_set, uuids)
+        event_set, uuids = self._events
+        out: list[tuple[int, int]] = []
+        while True:
+            try:
+                event = nvml.nvmlEventSetWait(event_set, 0)
+            except Exception:  # noqa: BLE001 - NVMLError_Timeout: no event pending
+                return out
+            out.append((uuids.get(_text(nvml.nvmlDeviceGetUUID(event.device)), -1), int(event.eventData)))
 
 
 def _cuda_driver_version(n: ModuleType) -> int:

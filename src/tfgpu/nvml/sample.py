@@ -42,7 +42,17 @@ class SampleReader:
                 skip.add(name)
             return None
 
-    def read(self, index: int, now: float) -> GpuSample:
+    def xid_events(self) -> list[tuple[int, int]]:
+        """Pending critical Xid events of every GPU (checked once per poll, not per GPU)."""
+        if "xid" in self.unsupported.setdefault(-1, set()):
+            return []
+        try:
+            return self.client.xid_events()
+        except NvmlUnavailable:
+            self.unsupported[-1].add("xid")
+            return []
+
+    def read(self, index: int, now: float, xids: tuple[int, ...] = ()) -> GpuSample:
         """One sample of GPU ``index`` at time ``now``.
 
         Source: NVML nvmlDeviceGetUtilizationRates, nvmlDeviceGetMemoryInfo, nvmlDeviceGetTemperature,
@@ -71,5 +81,7 @@ class SampleReader:
             max_sm_clock_mhz=max_sm_clock,
             memory_clock_mhz=_float(self._get(index, "memory_clock", lambda: c.clock_mhz(index, "memory"), lost)),
             throttle_reasons=decode_clock_event_reasons(int(reasons_mask)) if reasons_mask is not None else (),
+            ecc_uncorrected_errors=_float(self._get(index, "ecc", lambda: c.ecc_uncorrected_errors(index), lost)),
+            xid_events=tuple(xids),
             lost=bool(lost),
         )

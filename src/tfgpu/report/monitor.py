@@ -26,22 +26,23 @@ def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
     return "n/a" if value is None else fmt.format(value) + unit
 
 
+def _ecc_xid(s: GpuSample) -> Text:
+    xid = f" Xid {','.join(map(str, s.xid_events))}" if s.xid_events else ""
+    ecc = "-" if s.ecc_uncorrected_errors is None else f"{s.ecc_uncorrected_errors:.0f}"
+    return Text(ecc + xid, style="bold red" if xid or (s.ecc_uncorrected_errors or 0) > 0 else "")
+
+
 def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes: dict[int, list[str]]) -> Table:
     """One row per GPU (and its processes under it)."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by"):
+    for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by", "ECC/Xid"):
         table.add_column(column, no_wrap=True)
     for s in samples:
         if s.lost:
             table.add_row(
                 f"{s.index} {names.get(s.index, '')}",
                 Text("GPU LOST (fell off the bus)", style="bold red"),
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
+                *([""] * 7),
             )
             continue
         memory = "n/a"
@@ -58,9 +59,10 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
             f"{_v(s.sm_clock_mhz)}/{_v(s.max_sm_clock_mhz)} MHz",
             _v(s.memory_clock_mhz, unit=" MHz"),
             Text(reasons, style=style),
+            _ecc_xid(s),
         )
         for line in processes.get(s.index, []):
-            table.add_row("", Text("  " + line, style="dim"), "", "", "", "", "", "")
+            table.add_row("", Text("  " + line, style="dim"), *([""] * 7))
     return table
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import time
+from dataclasses import replace
 
 import pytest
 from tests.fakes.clock import FakeClock
@@ -126,3 +127,26 @@ def test_sampler_thread_runs_at_its_interval_and_stops():
     assert 5 <= n <= 30 and sampler.cpu_seconds >= 0.0
     time.sleep(0.05)
     assert len(sampler.samples()) == n
+
+
+def test_first_busy_marks_the_end_of_start_up():
+    clock = FakeClock()
+    sampler = Sampler(SeriesNvml("h200", "idle_series"), [0], 0.1, clock)
+    for _ in range(3):
+        sampler.sample_once()
+        clock.advance(0.1)
+    assert sampler.first_busy() is None
+    busy = Sampler(SeriesNvml("h200", "load_series"), [0], 0.1, clock)
+    busy.sample_once()
+    assert busy.first_busy() == clock.now
+
+
+def test_xid_and_ecc_rise_become_error_verdicts():
+    client = FakeNvml.single_gpu()
+    sampler = Sampler(client, [0], 0.1, FakeClock())
+    sampler.sample_once()
+    client.pending_xids = [(0, 79)]
+    client.gpus[0] = replace(client.gpus[0], ecc_uncorrected_errors=2)
+    sampler.sample_once()
+    ids = [v.id for v in judge(sampler.stats())]
+    assert "xid-event" in ids and "ecc-errors-rose" in ids

@@ -106,3 +106,24 @@ def test_unofficial_binding_without_modern_functions_is_reported(fake_pynvml):
     with pytest.raises(NvmlUnavailable) as info:
         PynvmlClient().device_count()
     assert info.value.kind == "BadBinding"
+
+
+def test_xid_events_are_registered_once_and_drained(fake_pynvml):
+    errors = fake_pynvml()
+    mod = sys.modules["pynvml"]
+    registered, pending = [], [types.SimpleNamespace(device="handle0", eventData=79)]
+
+    def wait(event_set, timeout):
+        if pending:
+            return pending.pop()
+        raise errors["NVMLError_NotSupported"]()
+
+    mod.nvmlEventTypeXidCriticalError = 8
+    mod.nvmlEventSetCreate = lambda: "set"
+    mod.nvmlDeviceRegisterEvents = lambda h, kinds, event_set: registered.append((h, kinds, event_set))
+    mod.nvmlEventSetWait = wait
+    mod.nvmlDeviceGetCount = lambda: 1
+    mod.nvmlDeviceGetUUID = lambda h: "GPU-1"
+    client = PynvmlClient()
+    assert client.xid_events() == [(0, 79)]
+    assert client.xid_events() == [] and registered == [("handle0", 8, "set")]

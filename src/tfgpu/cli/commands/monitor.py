@@ -125,7 +125,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     wall = time.monotonic() - start
     cpu_end = cpu_seconds(args.watch) if args.watch is not None else None
     host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
-    verdicts = judge(sampler.stats(), RunFacts(wall_seconds=wall, host_cpu_seconds=host))
+    # With --watch, judge from the process's first GPU activity on (its start-up is not training).
+    since = sampler.first_busy() if args.watch is not None else None
+    verdicts = judge(sampler.stats(since=since), RunFacts(wall_seconds=wall, host_cpu_seconds=host))
     console.print(verdict_text(verdicts))
     if args.plot:
         from tfgpu.monitor.plot import plot_samples
