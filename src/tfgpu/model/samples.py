@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+THROTTLE_REASON_WORDS: dict[str, str] = {
+    "gpu_idle": "idle",
+    "applications_clocks_setting": "app clocks",
+    "sw_power_cap": "power cap",
+    "hw_slowdown": "HW slowdown",
+    "sync_boost": "sync boost",
+    "sw_thermal_slowdown": "thermal (SW)",
+    "hw_thermal_slowdown": "thermal (HW)",
+    "hw_power_brake_slowdown": "power brake",
+    "display_clock_setting": "display clock",
+}
+"""NVML clocks-event reasons (nvml.collect names them) in the words the monitor shows."""
+
 SAMPLE_METRICS = (
     "utilization_percent",
     "memory_utilization_percent",

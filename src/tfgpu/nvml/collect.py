@@ -26,19 +26,6 @@ CLOCK_EVENT_REASONS: dict[int, str] = {
 }
 
 
-REASON_WORDS: dict[str, str] = {
-    "gpu_idle": "idle",
-    "applications_clocks_setting": "application clocks",
-    "sw_power_cap": "power cap",
-    "hw_slowdown": "HW slowdown",
-    "sync_boost": "sync boost",
-    "sw_thermal_slowdown": "thermal (SW)",
-    "hw_thermal_slowdown": "thermal (HW)",
-    "hw_power_brake_slowdown": "power brake",
-    "display_clock_setting": "display clock",
-}
-
-
 def decode_clock_event_reasons(mask: int) -> tuple[str, ...]:
     """Names of the set bits, in bit order.
 

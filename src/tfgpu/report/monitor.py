@@ -7,19 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from tfgpu.model.samples import GpuSample, Verdict
-
-_WORDS = {
-    "gpu_idle": "idle",
-    "applications_clocks_setting": "app clocks",
-    "sw_power_cap": "power cap",
-    "hw_slowdown": "HW slowdown",
-    "sync_boost": "sync boost",
-    "sw_thermal_slowdown": "thermal (SW)",
-    "hw_thermal_slowdown": "thermal (HW)",
-    "hw_power_brake_slowdown": "power brake",
-    "display_clock_setting": "display clock",
-}
+from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
 
 
 def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
@@ -48,7 +36,7 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
         memory = "n/a"
         if s.memory_used_bytes is not None and s.memory_total_bytes:
             memory = f"{s.memory_used_bytes / 2**30:.1f}/{s.memory_total_bytes / 2**30:.0f} GiB"
-        reasons = ", ".join(_WORDS.get(r, r) for r in s.throttle_reasons) or "-"
+        reasons = ", ".join(THROTTLE_REASON_WORDS.get(r, r) for r in s.throttle_reasons) or "-"
         style = "red" if any("thermal" in r or "slowdown" in r for r in s.throttle_reasons) else ""
         table.add_row(
             f"{s.index} {names.get(s.index, '')}",
