@@ -70,7 +70,9 @@ def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
     ]
     marks = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARNING: "⚠️", Severity.ERROR: "❌"}
     for f in diagnosis.findings:
-        cells = [marks[f.severity], f"`{f.id}`", f.summary, f"`{f.hint}`" if f.hint else ""]
+        # A hint that holds backticks itself would break an inline code span.
+        fix = f"`{f.hint}`" if f.hint and "`" not in f.hint else f.hint
+        cells = [marks[f.severity], f"`{f.id}`", f.summary, fix]
         lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     lines += [
         "",

@@ -150,3 +150,11 @@ def test_xid_and_ecc_rise_become_error_verdicts():
     sampler.sample_once()
     ids = [v.id for v in judge(sampler.stats())]
     assert "xid-event" in ids and "ecc-errors-rose" in ids
+
+
+def test_mig_parent_without_utilization_samples_the_rest():
+    gpu = FakeGpu(mig_mode=True, unsupported=frozenset({"nvmlDeviceGetUtilizationRates"}))
+    sampler = Sampler(FakeNvml([gpu]), [0], 0.1, FakeClock())
+    sample = sampler.sample_once()[0]
+    assert sample.utilization_percent is None and sample.memory_used_bytes is not None
+    assert judge(sampler.stats())[0].id in ("input-bound", "gpu-partly-idle", "python-overhead-per-step")
