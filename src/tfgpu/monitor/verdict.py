@@ -93,6 +93,15 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
                     ("reset the GPU (nvidia-smi -r) and run tfgpu burn",),
                 )
             )
+    if gpu.get("utilization_percent").count == 0:
+        out.append(
+            Verdict(
+                "utilization-unknown", "info", f"GPU {gpu.index} does not report utilization",
+                "MIG-enabled GPUs and some vGPUs give NVML no utilization, so the bottleneck cannot be named from it.",
+                ("judge by samples/s instead: tfgpu tune compares configurations by throughput",),
+            )
+        )
+        return out
     util = gpu.get("utilization_percent").mean or 0.0
     thermal = max((gpu.throttle(r) for r in THERMAL), default=0.0)
     if thermal > 0.1:
