@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "watch utilization, memory, temperature, power, clocks and throttling live",
     ),
     "run": ("tfgpu.cli.commands.run", "run a training command with GPU options applied and a verdict at the end"),
+    "bench": (
+        "tfgpu.cli.commands.bench",
+        "measure matmul, memory, convolution and model speed against the GPU's peaks",
+    ),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
 }
 

@@ -96,7 +96,9 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
     if gpu.get("utilization_percent").count == 0:
         out.append(
             Verdict(
-                "utilization-unknown", "info", f"GPU {gpu.index} does not report utilization",
+                "utilization-unknown",
+                "info",
+                f"GPU {gpu.index} does not report utilization",
                 "MIG-enabled GPUs and some vGPUs give NVML no utilization, so the bottleneck cannot be named from it.",
                 ("judge by samples/s instead: tfgpu tune compares configurations by throughput",),
             )

@@ -1,0 +1,75 @@
+"""Named suites: which workloads at which sizes.
+
+GPU sizes fill a data-center GPU; "tiny" sizes let the same suites run on a CPU (tests,
+machines without a GPU).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SUITE_NAMES = ("quick", "full", "matmul", "memory", "conv", "models")
+
+
+def _matmul(n: int, cpu: bool) -> list[dict[str, Any]]:
+    specs: list[dict[str, Any]] = [
+        {"kind": "matmul", "n": n, "dtype": "float32", "tf32": False},
+        {"kind": "matmul", "n": n, "dtype": "float32", "tf32": True},
+        {"kind": "matmul", "n": n, "dtype": "float16"},
+        {"kind": "matmul", "n": n, "dtype": "bfloat16"},
+    ]
+    if not cpu:  # the same product on the CPU, for the speedup figure
+        specs.append(
+            {"kind": "matmul", "n": min(n, 2048), "dtype": "float32", "device": "cpu", "repeats": 2, "warmup": 1}
+        )
+    return specs
+
+
+def _memory(megabytes: int) -> list[dict[str, Any]]:
+    return [{"kind": "copy", "megabytes": megabytes, "direction": d} for d in ("h2d", "d2h", "d2d")]
+
+
+def _conv(batch: int, size: int, dtypes: tuple[str, ...]) -> list[dict[str, Any]]:
+    # ResNet-50's conv2 block: 56x56, 64 channels, 3x3, NHWC.
+    return [
+        {"kind": "conv", "batch": batch, "size": size, "channels": 64, "dtype": d, "backward": b}
+        for d in dtypes
+        for b in (False, True)
+    ]
+
+
+def _models(tiny: bool) -> list[dict[str, Any]]:
+    if tiny:
+        return [{"kind": "model", "model": "mnist_cnn", "batch": 64, "steps": 8}]
+    specs = [
+        {"kind": "model", "model": "mnist_cnn", "batch": 1024, "steps": 50, "precision": p, "xla": x}
+        for p in ("float32", "mixed_bfloat16")
+        for x in (False, True)
+    ]
+    specs += [
+        {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": p, "xla": False}
+        for p in ("float32", "mixed_bfloat16")
+    ]
+    return specs
+
+
+def suite(name: str, *, tiny: bool) -> list[dict[str, Any]]:
+    """The workload specs of a suite.
+
+    Raises:
+        ValueError: an unknown suite name.
+    """
+    n, mb, conv_batch = (256, 16, 2) if tiny else (8192, 1024, 64)
+    parts = {
+        "matmul": _matmul(n, tiny),
+        "memory": _memory(mb),
+        "conv": _conv(conv_batch, 16 if tiny else 56, ("float32",) if tiny else ("float32", "bfloat16")),
+        "models": _models(tiny),
+    }
+    if name in parts:
+        return parts[name]
+    if name == "quick":
+        return [parts["matmul"][1], parts["matmul"][3], parts["memory"][2], parts["conv"][0]]
+    if name == "full":
+        return parts["matmul"] + parts["memory"] + parts["conv"] + parts["models"]
+    raise ValueError(f"unknown suite {name!r}: choose from {', '.join(SUITE_NAMES)}")

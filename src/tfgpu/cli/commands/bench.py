@@ -1,0 +1,60 @@
+"""``tfgpu bench``: measure the GPU (matmul, memory, convolution, reference models) against its peaks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tfgpu.bench.run import bench_runner, compare, run_benchmark
+from tfgpu.bench.suites import SUITE_NAMES, suite
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.errors import UsageError
+from tfgpu.nvml.errors import NvmlUnavailable
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tfgpu bench``."""
+    parser.add_argument("--suite", choices=SUITE_NAMES, default="quick")
+    parser.add_argument("--json", action="store_true", help="print a versioned JSON document")
+    parser.add_argument("--compare", metavar="OLD_JSON", help="print the ratio to a previous --json run per figure")
+    parser.add_argument("--tiny", action="store_true", help="CPU-sized workloads (automatic without a GPU)")
+    parser.add_argument("--python", metavar="PATH", help="run the workloads with another interpreter")
+    parser.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS")
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Run the suite in a TensorFlow child and print the table (or JSON)."""
+    previous = None
+    if args.compare:
+        try:
+            previous = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read {args.compare}: {exc}") from None
+    nvml = env.nvml_factory()
+    try:
+        gpu_name: str | None = nvml.name(0) if nvml.device_count() else None
+    except NvmlUnavailable:
+        gpu_name = None
+    specs = suite(args.suite, tiny=args.tiny or gpu_name is None)
+    with env.progress(f"Running {len(specs)} workloads in a TensorFlow child"):
+        result = run_benchmark(
+            args.suite,
+            specs,
+            bench_runner(args.python),
+            gpu_name=gpu_name,
+            environ=env.environ,
+            timeout_seconds=args.timeout,
+        )
+    ratios = compare(result, previous) if previous else None
+    if args.json:
+        from tfgpu.report.bench import render_bench_json
+
+        env.stdout.write(render_bench_json(result, ratios))
+    else:
+        from tfgpu.report.bench import bench_table
+        from tfgpu.report.text import make_console
+
+        make_console(env.stdout, color=env.color, width=140).print(bench_table(result, ratios))
+    return ExitStatus.SUCCESS if all(e.ok for e in result.entries) else ExitStatus.ERROR

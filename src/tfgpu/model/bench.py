@@ -1,0 +1,36 @@
+"""Benchmark results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchEntry:
+    """One workload's figure, against the GPU's datasheet peak where known."""
+
+    name: str
+    kind: str
+    ok: bool
+    value: float | None
+    unit: str
+    peak: float | None = None
+    device: str = ""
+    relative_error: float | None = None
+    error: str | None = None
+
+    @property
+    def fraction_of_peak(self) -> float | None:
+        """Value / peak, when both are known."""
+        return self.value / self.peak if self.value and self.peak else None
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """A suite's entries, the GPU they ran on and the peaks' source."""
+
+    suite: str
+    gpu_name: str | None
+    entries: tuple[BenchEntry, ...]
+    peaks_source: str | None
+    seconds: float

@@ -1,0 +1,241 @@
+"""The benchmark worker: runs in a child interpreter, by file path, with only the stdlib at module level.
+
+    python bench_worker.py bench --spec SPEC.json --output FILE
+
+Each spec is {"kind": "matmul" | "copy" | "conv" | "model", ...}. Timing rules: warm-up calls
+first, every timed call ends with a host read of a scalar (so the GPU work is finished), the
+median of the repeats is reported, and inputs are chained through the products so no two calls
+compute the same thing (graph-level CSE and caches cannot skip work). Like worker.py it never
+imports tfgpu; each function takes the ``tf`` module as an argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+from typing import Any
+
+SCHEMA_VERSION = 1  # must equal tfgpu.probe.protocol.SCHEMA_VERSION
+CHAIN = 8
+
+
+def device(tf: Any, where: str = "auto") -> str:
+    """The device to run on: the first GPU unless the spec asks for the CPU."""
+    if where == "cpu" or not tf.config.list_physical_devices("GPU"):
+        return "/CPU:0"
+    return "/GPU:0"
+
+
+def timed(fn: Any, repeats: int, warmup: int) -> list[float]:
+    """Wall times of ``fn()``; ``fn`` must end with a host sync."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def bench_matmul(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """TFLOP/s of chained n×n products in one dtype, and the error against float64."""
+    n, dtype = int(spec["n"]), spec["dtype"]
+    if dtype == "float32":
+        tf.config.experimental.enable_tensor_float_32_execution(bool(spec.get("tf32", True)))
+    dev = device(tf, spec.get("device", "auto"))
+    with tf.device(dev):
+        # Entries ~N(0, 1/n) keep the chained products' magnitude ~1 in every dtype.
+        a = tf.cast(tf.random.stateless_normal([n, n], seed=[1, 2]) / n**0.5, dtype)
+        b = tf.cast(tf.random.stateless_normal([n, n], seed=[3, 4]) / n**0.5 * 2**0.5, dtype)
+
+        @tf.function  # type: ignore[untyped-decorator]
+        def chained(x: Any) -> Any:
+            for _ in range(CHAIN):
+                x = tf.linalg.matmul(x, b)
+            return tf.reduce_sum(tf.cast(x[:1, :1], tf.float32))
+
+        def run() -> None:
+            float(chained(a))
+
+        times = timed(run, int(spec.get("repeats", 5)), int(spec.get("warmup", 2)))
+        k = min(n, 256)
+        small = tf.linalg.matmul(a[:k, :k], b[:k, :k])
+    ref = np.asarray(tf.cast(a[:k, :k], tf.float64)) @ np.asarray(tf.cast(b[:k, :k], tf.float64))
+    got = np.asarray(tf.cast(small, tf.float64))
+    error = float(np.linalg.norm(got - ref) / (np.linalg.norm(ref) + 1e-30))
+    seconds = statistics.median(times)
+    return {
+        "value": 2.0 * n**3 * CHAIN / seconds / 1e12,
+        "unit": "TFLOP/s",
+        "seconds": seconds,
+        "relative_error": error,
+        "device": dev,
+    }
+
+
+def bench_copy(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """GB/s of host→device, device→host and device→device (read + write) copies."""
+    nbytes = int(spec["megabytes"]) * 2**20
+    host = np.ones(nbytes // 4, dtype=np.float32)
+    dev = device(tf)
+    repeats, warmup = int(spec.get("repeats", 5)), int(spec.get("warmup", 1))
+    direction = spec["direction"]
+    with tf.device(dev):
+        resident = tf.identity(tf.constant(host))
+        if direction == "h2d":
+
+            def run() -> None:
+                x = tf.identity(tf.constant(host))
+                float(x[0])
+
+            moved = nbytes
+        elif direction == "d2h":
+
+            def run() -> None:
+                resident.numpy()
+
+            moved = nbytes
+        else:
+
+            def run() -> None:
+                float((resident * 1.0)[0])
+
+            moved = 2 * nbytes  # read and write
+        seconds = statistics.median(timed(run, repeats, warmup))
+    return {"value": moved / seconds / 1e9, "unit": "GB/s", "seconds": seconds, "device": dev}
+
+
+def bench_conv(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """TFLOP/s of a 3×3 NHWC convolution, forward or forward+backward."""
+    batch, size, channels = int(spec["batch"]), int(spec["size"]), int(spec["channels"])
+    dtype, backward = spec.get("dtype", "float32"), bool(spec.get("backward", False))
+    dev = device(tf)
+    with tf.device(dev):
+        x = tf.cast(tf.random.stateless_normal([batch, size, size, channels], seed=[5, 6]), dtype)
+        w = tf.Variable(tf.cast(tf.random.stateless_normal([3, 3, channels, channels], seed=[7, 8]) * 0.05, dtype))
+
+        @tf.function  # type: ignore[untyped-decorator]
+        def step(inp: Any) -> Any:
+            if not backward:
+                return tf.reduce_sum(tf.cast(tf.nn.conv2d(inp, w, 1, "SAME")[:1, :1, :1, :1], tf.float32))
+            with tf.GradientTape() as tape:
+                tape.watch(inp)
+                out = tf.nn.conv2d(inp, w, 1, "SAME")
+                loss = tf.reduce_sum(tf.cast(out, tf.float32))
+            gx, gw = tape.gradient(loss, [inp, w])
+            return tf.reduce_sum(tf.cast(gx[:1, :1, :1, :1], tf.float32)) + tf.reduce_sum(
+                tf.cast(gw[:1, :1, :1, :1], tf.float32)
+            )
+
+        def run() -> None:
+            float(step(x))
+
+        seconds = statistics.median(timed(run, int(spec.get("repeats", 5)), int(spec.get("warmup", 2))))
+    flops = 2.0 * batch * size * size * 9 * channels * channels * (3 if backward else 1)
+    return {"value": flops / seconds / 1e12, "unit": "TFLOP/s", "seconds": seconds, "device": dev}
+
+
+def _model(keras: Any, name: str) -> tuple[Any, tuple[int, ...], int]:
+    if name == "mnist_cnn":
+        layers = keras.layers
+        model = keras.Sequential(
+            [
+                keras.Input(shape=(28, 28, 1)),
+                layers.Conv2D(32, 3, activation="relu"),
+                layers.MaxPooling2D(),
+                layers.Conv2D(64, 3, activation="relu"),
+                layers.MaxPooling2D(),
+                layers.Flatten(),
+                layers.Dropout(0.5),
+                layers.Dense(10),
+                layers.Activation("softmax", dtype="float32"),
+            ]
+        )
+        return model, (28, 28, 1), 10
+    if name == "resnet50":
+        return keras.applications.ResNet50(weights=None, input_shape=(224, 224, 3), classes=1000), (224, 224, 3), 1000
+    raise ValueError(f"unknown model {name!r}")
+
+
+def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """Training samples/s of a reference model on synthetic data held on the device."""
+    import keras
+
+    keras.mixed_precision.set_global_policy(spec.get("precision", "float32"))
+    model, shape, classes = _model(keras, spec["model"])
+    batch, steps = int(spec["batch"]), int(spec.get("steps", 20))
+    x = tf.random.stateless_uniform([batch, *shape], seed=[1, 1])
+    y = tf.random.stateless_uniform([batch], seed=[2, 2], maxval=classes, dtype=tf.int32)
+    ds = tf.data.Dataset.from_tensors((x, y)).repeat(steps).prefetch(tf.data.AUTOTUNE)
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy", jit_compile=bool(spec.get("xla", False)))
+    model.fit(ds.take(max(2, steps // 4)), epochs=1, verbose=0)
+    start = time.perf_counter()
+    model.fit(ds, epochs=1, verbose=0)
+    seconds = time.perf_counter() - start
+    keras.mixed_precision.set_global_policy("float32")
+    return {"value": batch * steps / seconds, "unit": "samples/s", "seconds": seconds, "device": device(tf)}
+
+
+KINDS = {"matmul": bench_matmul, "copy": bench_copy, "conv": bench_conv, "model": bench_model}
+
+
+def run_specs(tf: Any, np: Any, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every spec, each failure (an OOM, an unsupported dtype) kept as data."""
+    out = []
+    for spec in specs:
+        try:
+            result = KINDS[spec["kind"]](tf, np, spec)
+            out.append({"spec": spec, "ok": True, **result})
+        except Exception as exc:  # noqa: BLE001 - one failing workload must not end the others
+            out.append(
+                {
+                    "spec": spec,
+                    "ok": False,
+                    "error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+                }
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the specs and write the envelope."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("task", choices=("bench",))
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args(argv)
+    envelope: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "task": "bench",
+        "ok": False,
+        "data": {},
+        "error": None,
+    }
+    try:
+        with open(args.spec, encoding="utf-8") as fh:
+            specs = json.load(fh)
+        import numpy as np
+        import tensorflow as tf
+
+        envelope["data"] = {
+            "results": run_specs(tf, np, specs),
+            "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
+        }
+        envelope["ok"] = True
+    except BaseException as exc:  # noqa: BLE001
+        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+    tmp = f"{args.output}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(envelope, fh)
+    os.replace(tmp, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The benchmark table for humans, and the JSON contract."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from rich.table import Table
+
+from tfgpu.model.bench import BenchmarkResult
+from tfgpu.model.codec import encode
+
+BENCH_SCHEMA_VERSION = 1
+
+
+def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> Table:
+    """One row per workload: figure, share of the datasheet peak, numerical error."""
+    table = Table(title=f"tfgpu bench --suite {result.suite} on {result.gpu_name or 'no GPU'}", header_style="bold")
+    for column in ("workload", "result", "of peak", "rel. error", *(("vs old",) if ratios else ()), "note"):
+        table.add_column(column, no_wrap=column != "note")
+    for e in result.entries:
+        value = f"{e.value:,.1f} {e.unit}" if e.ok and e.value is not None else "failed"
+        share = f"{e.fraction_of_peak:.0%} of {e.peak:g}" if e.fraction_of_peak is not None and e.peak else "-"
+        error = f"{e.relative_error:.1e}" if e.relative_error is not None else "-"
+        extra = (f"{ratios[e.name]:.2f}x" if e.name in ratios else "-",) if ratios else ()
+        table.add_row(e.name, value, share, error, *extra, e.error or e.device)
+    if result.peaks_source:
+        table.caption = f"peaks: dense datasheet figures, {result.peaks_source}"
+    return table
+
+
+def render_bench_json(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> str:
+    """``--json``: entries with name, value, unit, peak."""
+    doc = {"schema_version": BENCH_SCHEMA_VERSION, "tool": "tfgpu", "command": "bench", **encode(result)}
+    if ratios:
+        doc["compare"] = dict(ratios)
+    return json.dumps(doc, indent=2) + "\n"
