@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "tfgpu.cli.commands.bench",
         "measure matmul, memory, convolution and model speed against the GPU's peaks",
     ),
+    "burn": ("tfgpu.cli.commands.burn", "stress every GPU with checked matmuls and report PASS/FAIL"),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
 }
 

@@ -182,7 +182,67 @@ def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
     return {"value": batch * steps / seconds, "unit": "samples/s", "seconds": seconds, "device": device(tf)}
 
 
-KINDS = {"matmul": bench_matmul, "copy": bench_copy, "conv": bench_conv, "model": bench_model}
+def burn(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """gpu-burn's method: the same product again and again, each compared bit for bit with the first.
+
+    Writes one JSON line per interval to ``spec["progress"]`` (TFLOP/s and mismatches so far) and
+    stops early when the file ``spec["stop"]`` appears (the parent's temperature limit, Ctrl-C).
+    """
+    n, dtype, seconds = int(spec["n"]), spec.get("dtype", "bfloat16"), float(spec["seconds"])
+    interval = float(spec.get("interval_seconds", 1.0))
+    dev = device(tf)
+    with tf.device(dev):
+        # Variables, and one eager call per product: nothing lets a graph optimiser fold the
+        # product into a constant or merge repeated products into one.
+        a = tf.Variable(tf.cast(tf.random.stateless_normal([n, n], seed=[9, 9]) / n**0.5, dtype))
+        b = tf.Variable(tf.cast(tf.random.stateless_normal([n, n], seed=[8, 8]) / n**0.5, dtype))
+
+        @tf.function  # type: ignore[untyped-decorator]
+        def product_differs(ref: Any) -> Any:
+            return tf.cast(tf.reduce_any(tf.not_equal(tf.linalg.matmul(a, b), ref)), tf.int64)
+
+        reference = tf.linalg.matmul(a, b)
+
+        def check(batch: int) -> Any:
+            bad = tf.constant(0, tf.int64)
+            for _ in range(batch):
+                bad += product_differs(reference)
+            return bad
+
+        batch = int(spec.get("batch", 10))
+        start = time.perf_counter()
+        last = start
+        iterations = mismatches = 0
+        done_in_interval = 0
+        with open(spec["progress"], "a", encoding="utf-8") as progress:
+            while time.perf_counter() - start < seconds and not os.path.exists(spec["stop"]):
+                mismatches += int(check(batch))
+                iterations += batch
+                done_in_interval += batch
+                now = time.perf_counter()
+                if now - last >= interval:
+                    rate = 2.0 * n**3 * done_in_interval / (now - last) / 1e12
+                    progress.write(
+                        json.dumps(
+                            {"t": now - start, "tflops": rate, "iterations": iterations, "mismatches": mismatches}
+                        )
+                        + "\n"
+                    )
+                    progress.flush()
+                    last, done_in_interval = now, 0
+    elapsed = time.perf_counter() - start
+    return {
+        "value": 2.0 * n**3 * iterations / elapsed / 1e12,
+        "unit": "TFLOP/s",
+        "seconds": elapsed,
+        "iterations": iterations,
+        "mismatches": mismatches,
+        "stopped_early": os.path.exists(spec["stop"]),
+        "device": dev,
+    }
+
+
+KINDS = {"matmul": bench_matmul, "copy": bench_copy, "conv": bench_conv, "model": bench_model, "burn": burn}
 
 
 def run_specs(tf: Any, np: Any, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:

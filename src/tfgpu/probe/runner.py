@@ -109,13 +109,13 @@ class SubprocessProbeRunner:
                 timed_out = False
                 try:
                     proc.wait(timeout=timeout_seconds)
+                except KeyboardInterrupt:
+                    # The child has its own session and did not see Ctrl-C: stop it with us.
+                    _kill(proc)
+                    raise
                 except subprocess.TimeoutExpired:
                     timed_out = True
-                    try:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        proc.kill()
-                    proc.wait()
+                    _kill(proc)
             seconds = time.monotonic() - start
             stderr = _tail(err_path)
             rc = proc.returncode
@@ -138,6 +138,14 @@ class SubprocessProbeRunner:
                 "crashed" if sig is not None or (rc not in (0, None) and problem == "no output") else "protocol_error"
             )
             return ProbeRun(status, self.python, seconds, timeout_seconds, None, stderr, rc, sig, problem)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.wait()
 
 
 def _tail(path: str) -> str:

@@ -1,0 +1,80 @@
+"""``tfgpu burn``: sustained load on every selected GPU, results checked bit for bit, PASS/FAIL per GPU."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tfgpu.bench.run import bench_runner
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.codec import encode
+from tfgpu.model.errors import UsageError
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.stress.run import run_stress
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tfgpu burn``."""
+    parser.add_argument("--minutes", type=float, default=1.0)
+    parser.add_argument("--gpus", help="indices to burn, e.g. 0,1 (default: all)")
+    parser.add_argument(
+        "--temp-limit", type=float, default=85.0, metavar="CELSIUS", help="stop at once when a GPU reaches it"
+    )
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--tiny", action="store_true", help="a small CPU workload (for machines without a GPU and for tests)"
+    )
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Burn, then print PASS/FAIL per GPU; exit 4 when any GPU fails. Clocks and power limits are never changed."""
+    if args.minutes <= 0:
+        raise UsageError("--minutes must be positive")
+    nvml = env.nvml_factory()
+    try:
+        count = nvml.device_count()
+        names = {i: nvml.name(i) for i in range(count)}
+    except NvmlUnavailable as exc:
+        if not args.tiny:
+            env.stderr.write(f"tfgpu burn: no NVIDIA GPU to burn: {exc.reason} (use --tiny to exercise the CPU)\n")
+            return ExitStatus.ERROR
+        count, names = 0, {}
+    gpus = [int(g) for g in args.gpus.split(",")] if args.gpus else list(range(count))
+    if any(g >= count or g < 0 for g in gpus):
+        raise UsageError(f"--gpus {args.gpus}: this machine has {count} GPU(s)")
+    size, dtype = (256, "float32") if args.tiny else (8192, "bfloat16")
+    with env.progress(
+        f"Burning {len(gpus) or 'the CPU'} GPU(s) for {args.minutes:g} min (temperature limit {args.temp_limit:g} °C)"
+    ):
+        burns = run_stress(
+            args.minutes * 60,
+            gpus,
+            names,
+            bench_runner,
+            nvml if gpus else None,
+            env.environ,
+            temp_limit=args.temp_limit,
+            n=size,
+            dtype=dtype,
+        )
+    if args.json:
+        env.stdout.write(
+            json.dumps(
+                {"schema_version": 1, "tool": "tfgpu", "command": "burn", "gpus": [encode(b) for b in burns]}, indent=2
+            )
+            + "\n"
+        )
+    else:
+        for b in burns:
+            verdict = "PASS" if b.passed else "FAIL"
+            trend = f", {b.first_tflops:.3g} → {b.last_tflops:.3g} TFLOP/s" if b.first_tflops and b.last_tflops else ""
+            temp = f", max {b.max_temperature_celsius:.0f} °C" if b.max_temperature_celsius is not None else ""
+            where = "CPU" if b.index < 0 else f"GPU {b.index} {b.name}"
+            env.stdout.write(
+                f"{verdict} {where}: {b.mean_tflops or 0:.3g} TFLOP/s mean over {b.seconds:.0f} s{trend}{temp}, "
+                f"{b.iterations} products, {b.mismatches} mismatches{' (stopped early)' if b.stopped_early else ''}\n"
+            )
+            for f in b.findings:
+                env.stdout.write(f"   {f.severity}: {f.summary}\n")
+    return ExitStatus.SUCCESS if all(b.passed for b in burns) else ExitStatus.STRESS_FAILED

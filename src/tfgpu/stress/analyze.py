@@ -1,0 +1,134 @@
+"""Pure analysis of a burn: worker intervals + NVML stats → PASS/FAIL and findings per GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tfgpu.model.samples import SampleStats, Verdict
+from tfgpu.model.stress import GpuBurn
+
+THERMAL = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
+DEGRADED_FRACTION = 0.9
+
+
+def _third(values: Sequence[float], which: int) -> float | None:
+    if len(values) < 3:
+        return None
+    size = len(values) // 3
+    chunk = values[:size] if which == 0 else values[-size:]
+    return sum(chunk) / len(chunk)
+
+
+def analyze(
+    index: int,
+    name: str,
+    result: dict[str, Any],
+    intervals: Sequence[dict[str, Any]],
+    stats: SampleStats | None,
+    temp_limit: float,
+) -> GpuBurn:
+    """The verdict of one GPU's burn.
+
+    Fails on: result mismatches, the worker failing, Xid events, new uncorrected ECC errors,
+    reaching the temperature limit. Warns on thermal slowdown and on throughput falling below
+    90 % of its start.
+    """
+    findings: list[Verdict] = []
+    if not result.get("ok"):
+        findings.append(
+            Verdict("burn-failed", "error", f"The burn on GPU {index} failed", str(result.get("error")), ())
+        )
+    mismatches = int(result.get("mismatches", 0))
+    if mismatches:
+        findings.append(
+            Verdict(
+                "result-mismatch",
+                "error",
+                f"GPU {index} computed {mismatches} product(s) that differ from the first",
+                "The same matmul on the same inputs must give the same bits: this is silent data corruption.",
+                ("rerun; if it repeats, the GPU is faulty (check ECC and Xid, and its cooling)",),
+            )
+        )
+    rates = [float(i["tflops"]) for i in intervals if "tflops" in i]
+    first, last = _third(rates, 0), _third(rates, 2)
+    if first and last and last < DEGRADED_FRACTION * first:
+        findings.append(
+            Verdict(
+                "tflops-degrading",
+                "warning",
+                f"GPU {index} slowed from {first:.0f} to {last:.0f} TFLOP/s during the run",
+                "Sustained throughput fell by more than 10 %: heat or power limits.",
+                ("watch clocks and temperature: tfgpu monitor",),
+            )
+        )
+    max_temp = None
+    if stats is not None:
+        max_temp = stats.get("temperature_celsius").max
+        thermal = max((stats.throttle(r) for r in THERMAL), default=0.0)
+        if thermal > 0.05:
+            findings.append(
+                Verdict(
+                    "gpu-thermal-throttling",
+                    "warning",
+                    f"GPU {index} slowed its clocks for heat in {thermal:.0%} of the samples",
+                    "",
+                    ("improve cooling",),
+                )
+            )
+        if stats.throttle("sw_power_cap") > 0.5:
+            findings.append(
+                Verdict(
+                    "gpu-power-capped",
+                    "info",
+                    f"GPU {index} ran at its power limit in {stats.throttle('sw_power_cap'):.0%} of the samples",
+                    "Expected under full load.",
+                    (),
+                )
+            )
+        if stats.xid_events:
+            findings.append(
+                Verdict(
+                    "xid-event",
+                    "error",
+                    f"GPU {index} reported Xid {', '.join(map(str, sorted(set(stats.xid_events))))}",
+                    "",
+                    ("check dmesg",),
+                )
+            )
+        if stats.ecc_errors_added > 0:
+            findings.append(
+                Verdict(
+                    "ecc-errors-rose",
+                    "error",
+                    f"GPU {index}: {stats.ecc_errors_added:.0f} new uncorrected ECC error(s)",
+                    "",
+                    ("reset the GPU and rerun",),
+                )
+            )
+        if max_temp is not None and max_temp >= temp_limit:
+            findings.append(
+                Verdict(
+                    "temperature-limit-reached",
+                    "error",
+                    f"GPU {index} reached {max_temp:.0f} °C (limit {temp_limit:.0f} °C): stopped",
+                    "",
+                    ("improve cooling before long runs",),
+                )
+            )
+    passed = not any(f.severity == "error" for f in findings)
+    return GpuBurn(
+        index=index,
+        name=name,
+        passed=passed,
+        seconds=float(result.get("seconds") or 0.0),
+        mean_tflops=result.get("value"),
+        first_tflops=first,
+        last_tflops=last,
+        iterations=int(result.get("iterations", 0)),
+        mismatches=mismatches,
+        stopped_early=bool(result.get("stopped_early")),
+        max_temperature_celsius=max_temp,
+        findings=tuple(findings),
+        error=None if result.get("ok") else str(result.get("error")),
+    )
