@@ -40,7 +40,8 @@ def entry_name(spec: Mapping[str, Any]) -> str:
             else (" (tf32 off)" if spec["dtype"] == "float32" else "")
         )
         where = " on CPU" if spec.get("device") == "cpu" else ""
-        return f"matmul {spec['dtype']}{tf32} {spec['n']}{where}"
+        xla = " xla" if spec.get("xla") else ""
+        return f"matmul {spec['dtype']}{tf32}{xla} {spec['n']}{where}"
     if kind == "copy":
         return f"copy {spec['direction']} {spec['megabytes']} MiB"
     if kind == "conv":

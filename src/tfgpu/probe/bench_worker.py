@@ -54,7 +54,7 @@ def bench_matmul(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
         a = tf.cast(tf.random.stateless_normal([n, n], seed=[1, 2]) / n**0.5, dtype)
         b = tf.cast(tf.random.stateless_normal([n, n], seed=[3, 4]) / n**0.5 * 2**0.5, dtype)
 
-        @tf.function  # type: ignore[untyped-decorator]
+        @tf.function(jit_compile=bool(spec.get("xla", False)))  # type: ignore[untyped-decorator]
         def chained(x: Any) -> Any:
             for _ in range(CHAIN):
                 x = tf.linalg.matmul(x, b)
