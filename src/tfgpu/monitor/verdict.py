@@ -41,6 +41,35 @@ class RunFacts:
     """Peak of TF's own allocator (tf.config.experimental.get_memory_info), not NVML's reservation."""
 
 
+def hardware_errors(stats: SampleStats) -> list[Verdict]:
+    """Xid events and a rising uncorrected-ECC count in a window: errors whatever else happened.
+
+    Shared by the training verdict and ``tfgpu burn``'s analysis.
+    """
+    out = []
+    if stats.xid_events:
+        out.append(
+            Verdict(
+                "xid-event",
+                "error",
+                f"GPU {stats.index} reported Xid error(s) {', '.join(map(str, sorted(set(stats.xid_events))))}",
+                "The driver logged a critical GPU error during the run.",
+                ("look the Xid up in NVIDIA's Xid catalogue; check dmesg",),
+            )
+        )
+    if stats.ecc_errors_added > 0:
+        out.append(
+            Verdict(
+                "ecc-errors-rose",
+                "error",
+                f"GPU {stats.index}: {stats.ecc_errors_added:.0f} new uncorrected ECC error(s)",
+                "GPU memory returned corrupt data; results of this run are suspect.",
+                ("reset the GPU (nvidia-smi -r) and run tfgpu burn",),
+            )
+        )
+    return out
+
+
 def _busiest(stats: Sequence[SampleStats]) -> SampleStats | None:
     measured = [s for s in stats if s.samples]
     return max(measured, key=lambda s: s.get("utilization_percent").mean or 0.0) if measured else None
@@ -73,26 +102,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
             )
         )
     for s in stats:
-        if s.xid_events:
-            out.append(
-                Verdict(
-                    "xid-event",
-                    "error",
-                    f"GPU {s.index} reported Xid error(s) {', '.join(map(str, sorted(set(s.xid_events))))}",
-                    "The driver logged a critical GPU error during the run.",
-                    ("look the Xid up in NVIDIA's Xid catalogue; check dmesg",),
-                )
-            )
-        if s.ecc_errors_added > 0:
-            out.append(
-                Verdict(
-                    "ecc-errors-rose",
-                    "error",
-                    f"GPU {s.index}: {s.ecc_errors_added:.0f} new uncorrected ECC error(s)",
-                    "GPU memory returned corrupt data; results of this run are suspect.",
-                    ("reset the GPU (nvidia-smi -r) and run tfgpu burn",),
-                )
-            )
+        out.extend(hardware_errors(s))
     if gpu.get("utilization_percent").count == 0:
         out.append(
             Verdict(

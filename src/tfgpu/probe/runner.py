@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from tfgpu.probe.protocol import SCHEMA_VERSION
+from tfgpu.system.runner import kill_process_group
 
 STDERR_TAIL_BYTES = 256 * 1024
 DEFAULT_TIMEOUT_SECONDS = 180.0
@@ -141,9 +141,8 @@ class SubprocessProbeRunner:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+    kill_process_group(proc.pid)
+    if proc.poll() is None:
         proc.kill()
     proc.wait()
 

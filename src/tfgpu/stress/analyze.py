@@ -7,8 +7,8 @@ from typing import Any
 
 from tfgpu.model.samples import SampleStats, Verdict
 from tfgpu.model.stress import GpuBurn
+from tfgpu.monitor.verdict import THERMAL, hardware_errors
 
-THERMAL = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
 DEGRADED_FRACTION = 0.9
 
 
@@ -86,26 +86,7 @@ def analyze(
                     (),
                 )
             )
-        if stats.xid_events:
-            findings.append(
-                Verdict(
-                    "xid-event",
-                    "error",
-                    f"GPU {index} reported Xid {', '.join(map(str, sorted(set(stats.xid_events))))}",
-                    "",
-                    ("check dmesg",),
-                )
-            )
-        if stats.ecc_errors_added > 0:
-            findings.append(
-                Verdict(
-                    "ecc-errors-rose",
-                    "error",
-                    f"GPU {index}: {stats.ecc_errors_added:.0f} new uncorrected ECC error(s)",
-                    "",
-                    ("reset the GPU and rerun",),
-                )
-            )
+        findings.extend(hardware_errors(stats))
         if max_temp is not None and max_temp >= temp_limit:
             findings.append(
                 Verdict(

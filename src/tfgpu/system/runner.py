@@ -60,13 +60,14 @@ class SubprocessRunner:
         try:
             out, err = proc.communicate(timeout=timeout_seconds)
         except subprocess.TimeoutExpired:
-            _kill_group(proc.pid)
+            kill_process_group(proc.pid)
             out, err = proc.communicate()
             return CommandResult(None, _text(out), _text(err), timed_out=True)
         return CommandResult(proc.returncode, _text(out), _text(err))
 
 
-def _kill_group(pid: int) -> None:
+def kill_process_group(pid: int) -> None:
+    """SIGKILL a child started with start_new_session=True, and everything it started."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
 
@@ -103,10 +104,10 @@ def stream_command(
         for raw in proc.stdout:
             on_line(raw.decode("utf-8", errors="replace"))
             if deadline is not None and time.monotonic() > deadline:
-                _kill_group(proc.pid)
+                kill_process_group(proc.pid)
                 break
         return proc.wait()
     except KeyboardInterrupt:
-        _kill_group(proc.pid)
+        kill_process_group(proc.pid)
         proc.wait()
         raise
