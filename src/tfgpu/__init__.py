@@ -13,6 +13,7 @@ from tfgpu.model.errors import DiagnosticError, TfgpuError
 
 if TYPE_CHECKING:
     from tfgpu.configure.apply import Setup
+    from tfgpu.model.tune import TuneResult
 
 
 def setup(
@@ -60,4 +61,34 @@ def setup(
     return result
 
 
-__all__ = ["DiagnosticError", "TfgpuError", "__version__", "setup"]
+def tune(
+    build_model: Any,
+    data: tuple[Any, Any],
+    *,
+    budget_seconds: float = 600.0,
+    compile_kwargs: dict[str, Any] | None = None,
+    batch_size: int = 64,
+) -> TuneResult:
+    """Find the fastest configuration to train ``build_model()`` on ``data`` = (x, y) arrays.
+
+    Each trial runs in a fresh TensorFlow process, so ``build_model`` must be importable (defined
+    in a module, not in ``__main__`` or a notebook cell). Returns the trials, the baseline
+    (``batch_size``, NumPy input, float32) and the winner; see ``tfgpu tune --help`` for the search.
+
+    Raises:
+        DiagnosticError: ``build_model`` cannot be imported by the trial processes.
+    """
+    from tfgpu.nvml.client import PynvmlClient
+    from tfgpu.tuning.api import tune as run_tune
+
+    return run_tune(
+        build_model,
+        data,
+        budget_seconds=budget_seconds,
+        compile_kwargs=compile_kwargs,
+        batch_size=batch_size,
+        nvml=PynvmlClient(),
+    )
+
+
+__all__ = ["DiagnosticError", "TfgpuError", "__version__", "setup", "tune"]

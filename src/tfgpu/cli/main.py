@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "measure matmul, memory, convolution and model speed against the GPU's peaks",
     ),
     "burn": ("tfgpu.cli.commands.burn", "stress every GPU with checked matmuls and report PASS/FAIL"),
+    "tune": ("tfgpu.cli.commands.tune", "find the fastest way to train a script's model on this GPU"),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
 }
 

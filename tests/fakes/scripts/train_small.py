@@ -17,7 +17,7 @@ if mode == "setup-split":
     import tfgpu
 
     s = tfgpu.setup(split=2, verbose=False)
-import tensorflow as tf  # noqa: E402, TID253 - a user script: setup() must come first
+import tensorflow as tf  # a user script: setup() must come first
 
 tf.keras.utils.set_random_seed(0)
 rng = np.random.default_rng(0)

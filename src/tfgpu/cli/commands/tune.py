@@ -1,0 +1,105 @@
+"""``tfgpu tune script.py``: find the fastest way to train the script's model on this GPU."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from tfgpu.cli.environment import CliEnvironment
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.errors import UsageError
+from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.tuning.advice import batch_caveat, code_change
+from tfgpu.tuning.api import mixed_policy_for
+from tfgpu.tuning.run import TrialRunner, tune_runner
+from tfgpu.tuning.search import search
+
+TEMPLATE = """# A script for `tfgpu tune`: two functions, nothing runs at import.
+import numpy as np
+import keras
+
+def build_model():                      # an uncompiled Keras model
+    return keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Flatten(), keras.layers.Dense(10)])
+
+def make_dataset():                     # (x, y) NumPy arrays, or an unbatched tf.data.Dataset
+    return np.random.rand(60000, 28, 28, 1).astype("float32"), np.random.randint(0, 10, 60000)
+
+COMPILE = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}   # optional
+BASELINE = {"batch_size": 64}                                               # optional: your current setting
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``tfgpu tune``."""
+    parser.add_argument("script", nargs="?", help="a script with build_model() and make_dataset() (see --template)")
+    parser.add_argument(
+        "--budget", type=float, default=600.0, metavar="SECONDS", help="stop starting trials after this long"
+    )
+    parser.add_argument("--batch-size", type=int, help="the starting batch size (default: the script's BASELINE or 64)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--template", action="store_true", help="print a script template and exit")
+    parser.add_argument("--python", metavar="PATH", help="run the trials with another interpreter")
+
+
+def _baseline(script: str, batch_size: int | None) -> TrialConfig:
+    """The script's BASELINE (read without running the script's other code is impossible, so it is parsed)."""
+    import ast
+
+    values: dict[str, object] = {}
+    with open(script, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BASELINE" for t in node.targets):
+            values = dict(ast.literal_eval(node.value))
+    if batch_size:
+        values["batch_size"] = batch_size
+    values.setdefault("batch_size", 64)
+    return TrialConfig(**values)  # type: ignore[arg-type]
+
+
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Search, printing each trial as it ends, then the winner and the code change."""
+    if args.template:
+        env.stdout.write(TEMPLATE)
+        return ExitStatus.SUCCESS
+    if not args.script:
+        raise UsageError("give a script (tfgpu tune --template prints one)")
+    if not os.path.isfile(args.script):
+        raise UsageError(f"{args.script}: no such file")
+    try:
+        baseline = _baseline(args.script, args.batch_size)
+    except (SyntaxError, ValueError, TypeError) as exc:
+        raise UsageError(f"{args.script}: cannot read BASELINE: {exc}") from None
+    nvml = env.nvml_factory()
+    measure = TrialRunner(args.script, tune_runner(args.python), nvml, env.environ)
+    from tfgpu.report.text import make_console
+    from tfgpu.report.tune import describe, render_tune_json, trial_row
+
+    console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
+
+    def measured(step: str, config: TrialConfig) -> Trial:
+        with env.progress(f"trial: {step}"):
+            return measure(step, config)
+
+    def show(trial: Trial) -> None:
+        console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)
+
+    result = search(baseline, measured, budget_seconds=args.budget, mixed_policy=mixed_policy_for(nvml), on_trial=show)
+    code = code_change(result.baseline.config, result.best.config)
+    caveat = batch_caveat(result.baseline.config, result.best.config)
+    if args.json:
+        env.stdout.write(render_tune_json(result, code, caveat))
+    else:
+        if result.best.outcome != "ok":
+            console.print(f"The starting configuration failed: {result.best.reason}", markup=False)
+            return ExitStatus.ERROR
+        console.print(
+            f"\nWinner: {describe(result.best)}: {result.best.samples_per_second:,.0f} samples/s, "
+            f"{result.speedup:.2f}x the starting configuration ({result.baseline.samples_per_second:,.0f} samples/s), "
+            f"{len(result.trials)} trials in {result.seconds:.0f} s",
+            markup=False,
+        )
+        console.print("\n" + code, markup=False)
+        if caveat:
+            console.print("\n" + caveat, markup=False)
+    return ExitStatus.SUCCESS if result.best.outcome == "ok" else ExitStatus.ERROR

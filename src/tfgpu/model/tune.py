@@ -1,0 +1,50 @@
+"""Tuning trials and their result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TrialConfig:
+    """One training configuration."""
+
+    batch_size: int
+    input: str = "numpy"
+    """numpy (fit on arrays), tf.data (batch + prefetch), tf.data+cache."""
+    precision: str = "float32"
+    """A Keras dtype policy: float32, mixed_float16, mixed_bfloat16."""
+    jit_compile: bool | str = "auto"
+    steps_per_execution: int = 1
+    allocator: str = "default"
+    """default (BFC) or cuda_malloc_async."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One measured trial: ``outcome`` ok, oom, error, slower, numerically-off or skipped."""
+
+    step: str
+    config: TrialConfig
+    outcome: str
+    samples_per_second: float | None = None
+    loss: float | None = None
+    utilization_percent: float | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """The search: every trial, the baseline and the winner."""
+
+    trials: tuple[Trial, ...]
+    baseline: Trial
+    best: Trial
+    seconds: float
+
+    @property
+    def speedup(self) -> float | None:
+        """Winner over the user's starting configuration."""
+        if self.best.samples_per_second and self.baseline.samples_per_second:
+            return self.best.samples_per_second / self.baseline.samples_per_second
+        return None

@@ -1,0 +1,130 @@
+"""The tune worker: one measured training trial in a child interpreter, run by path.
+
+    python tune_worker.py trial --script USER.py --config CONFIG.json --output FILE
+
+The user's script exposes ``build_model()`` (an uncompiled Keras model) and ``make_dataset()``
+(``(x, y)`` NumPy arrays, or an unbatched ``tf.data.Dataset`` of ``(features, label)``), and
+optionally ``COMPILE`` (kwargs for ``model.compile``; default adam + sparse categorical
+crossentropy). The config picks batch size, input pipeline, precision, jit_compile and
+steps_per_execution; the result is samples/s after a warm-up and the loss after the same
+number of steps (for the numerical tolerance check). An out-of-memory error is a result, not a
+crash. Never imports tfgpu.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+def load_script(path: str) -> Any:
+    """Import the user's script as a module (by path, like the worker itself)."""
+    spec = importlib.util.spec_from_file_location("tfgpu_user_script", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    for name in ("build_model", "make_dataset"):
+        if not callable(getattr(module, name, None)):
+            raise AttributeError(f"{path} must define {name}()")
+    return module
+
+
+def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """fit() arguments for the input pipeline of the config, and the number of samples."""
+    batch = int(config["batch_size"])
+    pipeline = config.get("input", "numpy")
+    if isinstance(data, tuple):
+        x, y = data
+        count = len(x)
+        if pipeline == "numpy":
+            return {"x": x, "y": y, "batch_size": batch}, count
+        ds = tf.data.Dataset.from_tensor_slices((x, y))
+    else:
+        ds = data
+        count = int(ds.cardinality()) if int(ds.cardinality()) > 0 else int(config.get("samples", 0))
+    if pipeline == "tf.data+cache":
+        ds = ds.cache()
+    ds = ds.batch(batch)
+    if pipeline in ("tf.data", "tf.data+cache"):
+        ds = ds.prefetch(tf.data.AUTOTUNE)
+    return {"x": ds}, count
+
+
+def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
+    """Build, compile, warm up, time one epoch-sized run, and read the loss."""
+    import keras
+
+    fake_oom = os.environ.get("TFGPU_TUNE_FAKE_OOM_ABOVE")
+    if fake_oom and int(config["batch_size"]) > int(fake_oom):
+        raise tf.errors.ResourceExhaustedError(
+            None, None, f"OOM when allocating tensor with shape[{config['batch_size']},...] (simulated)"
+        )
+    keras.utils.set_random_seed(0)
+    keras.mixed_precision.set_global_policy(config.get("precision", "float32"))
+    model = module.build_model()
+    compile_kwargs = dict(getattr(module, "COMPILE", {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}))
+    jit = config.get("jit_compile", "auto")
+    model.compile(**compile_kwargs, jit_compile=jit, steps_per_execution=int(config.get("steps_per_execution", 1)))
+    fit_args, count = make_input(tf, module.make_dataset(), config)
+    model.fit(**fit_args, epochs=1, verbose=0)  # warm-up: tracing, autotuning, XLA compilation
+    start = time.perf_counter()
+    history = model.fit(**fit_args, epochs=int(config.get("epochs", 1)), verbose=0)
+    seconds = time.perf_counter() - start
+    keras.mixed_precision.set_global_policy("float32")
+    return {
+        "samples_per_second": count * int(config.get("epochs", 1)) / seconds,
+        "seconds": seconds,
+        "loss": float(history.history["loss"][-1]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one trial and write its envelope (outcome ok, oom or error)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("task", choices=("trial",))
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args(argv)
+    envelope: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "task": "trial",
+        "ok": False,
+        "data": {},
+        "error": None,
+    }
+    try:
+        with open(args.config, encoding="utf-8") as fh:
+            config = json.load(fh)
+        import tensorflow as tf
+
+        module = load_script(args.script)
+        try:
+            envelope["data"] = {"outcome": "ok", **run_trial(tf, module, config)}
+        except tf.errors.ResourceExhaustedError as exc:
+            envelope["data"] = {
+                "outcome": "oom",
+                "message": str(exc).strip().splitlines()[0] if str(exc).strip() else "OOM",
+            }
+        envelope["ok"] = True
+    except BaseException as exc:  # noqa: BLE001 - the user's script may raise anything
+        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+    tmp = f"{args.output}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(envelope, fh)
+    os.replace(tmp, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The tuning report: every trial, the winner, the code change."""
+
+from __future__ import annotations
+
+import json
+
+from rich.table import Table
+
+from tfgpu.model.codec import encode
+from tfgpu.model.tune import Trial, TuneResult
+
+
+def describe(trial: Trial) -> str:
+    """The configuration in one short line."""
+    c = trial.config
+    return f"batch {c.batch_size}, {c.input}, {c.precision}, jit={c.jit_compile}, spe={c.steps_per_execution}, {c.allocator}"
+
+
+def trial_row(trial: Trial) -> tuple[str, ...]:
+    """One row of the live table."""
+    rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"
+    util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
+    return (trial.step, describe(trial), rate, util, trial.outcome, trial.reason)
+
+
+def trials_table(result: TuneResult) -> Table:
+    """All trials, in order."""
+    table = Table(title="tfgpu tune", header_style="bold")
+    for column in ("step", "configuration", "samples/s", "GPU busy", "outcome", "why"):
+        table.add_column(column)
+    for trial in result.trials:
+        table.add_row(*trial_row(trial))
+    return table
+
+
+def render_tune_json(result: TuneResult, code: str, caveat: str | None) -> str:
+    """``--json``."""
+    return (
+        json.dumps(
+            {
+                "schema_version": 1,
+                "tool": "tfgpu",
+                "command": "tune",
+                **encode(result),
+                "speedup": result.speedup,
+                "code_change": code,
+                "batch_caveat": caveat,
+            },
+            indent=2,
+        )
+        + "\n"
+    )

@@ -1,0 +1,92 @@
+"""Run tuning trials in TensorFlow children (one per trial, so an OOM or a hang costs one trial)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from importlib import resources
+
+from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.monitor.sampler import Sampler
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
+
+
+def tune_worker_path() -> str:
+    """The file path of ``tune_worker.py``."""
+    return str(resources.files("tfgpu.probe").joinpath("tune_worker.py"))
+
+
+def tune_runner(python: str | None = None) -> SubprocessProbeRunner:
+    """A ProbeRunner that runs the tune worker."""
+    return SubprocessProbeRunner(python, worker=tune_worker_path())
+
+
+class TrialRunner:
+    """Measures one configuration of the user's script, sampling GPU utilization meanwhile."""
+
+    def __init__(
+        self,
+        script: str,
+        runner: ProbeRunner,
+        nvml: NvmlClient | None,
+        environ: Mapping[str, str],
+        timeout_seconds: float = 900.0,
+    ) -> None:
+        self.script = os.path.abspath(script)
+        self.runner = runner
+        self.nvml = nvml
+        self.environ = dict(environ)
+        self.timeout_seconds = timeout_seconds
+
+    def __call__(self, step: str, config: TrialConfig) -> Trial:
+        """One trial; any failure of the child is an outcome."""
+        env = {**self.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+        if config.allocator == "cuda_malloc_async":
+            env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
+        sampler = self._sampler()
+        with tempfile.TemporaryDirectory(prefix="tfgpu-tune-") as tmp:
+            path = os.path.join(tmp, "config.json")
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(dataclasses.asdict(config), fh)
+            if sampler:
+                sampler.start()
+            try:
+                run = self.runner.run(
+                    "trial",
+                    timeout_seconds=self.timeout_seconds,
+                    env=env,
+                    args=("--script", self.script, "--config", path),
+                )
+            finally:
+                if sampler:
+                    sampler.stop()
+        util = None
+        if sampler:
+            stats = sampler.stats(since=sampler.first_busy())
+            util = stats[0].get("utilization_percent").mean if stats else None
+        if run.status != "ok" or run.envelope is None:
+            return Trial(step, config, "error", reason=run.problem or run.status)
+        if not run.envelope.get("ok"):
+            error = run.envelope.get("error") or {}
+            return Trial(
+                step, config, "error", reason=f"{error.get('type')}: {str(error.get('message', '')).strip()[:200]}"
+            )
+        data = run.envelope["data"]
+        if data.get("outcome") == "oom":
+            return Trial(step, config, "oom", reason=data.get("message", "out of memory"), utilization_percent=util)
+        return Trial(step, config, "ok", data.get("samples_per_second"), data.get("loss"), util)
+
+    def _sampler(self) -> Sampler | None:
+        if self.nvml is None:
+            return None
+        try:
+            if self.nvml.device_count() == 0:
+                return None
+        except NvmlUnavailable:
+            return None
+        return Sampler(self.nvml, [0], 0.2)

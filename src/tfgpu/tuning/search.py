@@ -1,0 +1,148 @@
+"""The search (pure, over a ``measure`` callable): greedy coordinate descent, not a grid.
+
+Why: the dimensions interact weakly on most models, a grid of 3 pipelines × ~8 batch sizes ×
+2 precisions × 2 XLA × 3 steps_per_execution × 2 allocators is ~600 trials, and each trial
+restarts TensorFlow. So each dimension is settled in turn, the most decisive first (the input
+pipeline, then the batch size, which sets how busy the GPU can get at all), keeping the best
+so far. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
+binary search between the last size that fitted and the first that did not finds the largest
+that fits. A change is kept only if it is faster and, for precision and XLA, if the loss after
+the same steps stays within ``loss_tolerance`` of the float32 run of the same configuration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+
+Measure = Callable[[str, TrialConfig], Trial]
+MIN_GAIN = 1.05
+MAX_BATCH = 1 << 16
+
+
+def _better(candidate: Trial, best: Trial, gain: float = 1.02) -> bool:
+    return bool(
+        candidate.outcome == "ok"
+        and candidate.samples_per_second
+        and best.samples_per_second
+        and candidate.samples_per_second > gain * best.samples_per_second
+    )
+
+
+def _numerically_close(candidate: Trial, reference: Trial, tolerance: float) -> bool:
+    if candidate.loss is None or reference.loss is None:
+        return False
+    return abs(candidate.loss - reference.loss) <= tolerance * max(abs(reference.loss), 1e-8)
+
+
+def search(
+    baseline: TrialConfig,
+    measure: Measure,
+    *,
+    budget_seconds: float,
+    mixed_policy: str | None,
+    loss_tolerance: float = 0.1,
+    clock: Callable[[], float] = time.monotonic,
+    on_trial: Callable[[Trial], None] | None = None,
+) -> TuneResult:
+    """Run the trials; ``mixed_policy`` is the GPU's mixed policy, or None when it has no Tensor Cores.
+
+    ``on_trial`` sees each trial once its fate is decided (kept, slower, numerically off, OOM…).
+    """
+    start = clock()
+    trials: list[Trial] = []
+    pending: list[int] = []
+
+    def settle() -> None:
+        while pending:
+            index = pending.pop(0)
+            if on_trial:
+                on_trial(trials[index])
+
+    def run(step: str, config: TrialConfig) -> Trial:
+        settle()
+        if clock() - start > budget_seconds:
+            trial = Trial(step, config, "skipped", reason="time budget spent")
+        else:
+            trial = measure(step, config)
+        trials.append(trial)
+        pending.append(len(trials) - 1)
+        return trial
+
+    def mark(trial: Trial, outcome: str, reason: str) -> None:
+        trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
+
+    first = run("baseline", baseline)
+    if first.outcome != "ok":
+        settle()
+        return TuneResult(tuple(trials), first, first, clock() - start)
+    best = first
+
+    for pipeline in ("tf.data", "tf.data+cache"):
+        trial = run("input pipeline", replace(best.config, input=pipeline))
+        if _better(trial, best):
+            best = trial
+        elif trial.outcome == "ok":
+            mark(trial, "slower", "no faster than the current best")
+
+    fits, too_big = best.config.batch_size, None
+    while fits * 2 <= MAX_BATCH:
+        trial = run("batch size", replace(best.config, batch_size=fits * 2))
+        if trial.outcome == "oom":
+            too_big = fits * 2
+            break
+        if trial.outcome != "ok":
+            break
+        if not _better(trial, best, MIN_GAIN):
+            mark(trial, "slower", "less than 5 % faster than half the batch")
+            break
+        best, fits = trial, fits * 2
+    while too_big is not None and too_big - fits > max(8, fits // 4):
+        middle = (fits + too_big) // 2 // 8 * 8
+        trial = run("batch size (bisect)", replace(best.config, batch_size=middle))
+        if trial.outcome == "oom":
+            too_big = middle
+        elif trial.outcome == "ok":
+            fits = middle
+            if _better(trial, best):
+                best = trial
+        else:
+            break
+
+    if mixed_policy:
+        trial = run("precision", replace(best.config, precision=mixed_policy))
+        if trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
+            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g} in float32")
+        elif _better(trial, best):
+            best = trial
+        elif trial.outcome == "ok":
+            mark(trial, "slower", "no faster than float32")
+
+    for jit in (False, True):
+        if best.config.jit_compile == jit:
+            continue
+        trial = run("XLA", replace(best.config, jit_compile=jit))
+        if trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
+            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g}")
+        elif _better(trial, best):
+            best = trial
+        elif trial.outcome == "ok":
+            mark(trial, "slower", f"jit_compile={jit} no faster")
+
+    for steps in (8, 32):
+        trial = run("steps_per_execution", replace(best.config, steps_per_execution=steps))
+        if _better(trial, best):
+            best = trial
+        elif trial.outcome == "ok":
+            mark(trial, "slower", "no faster")
+
+    trial = run("allocator", replace(best.config, allocator="cuda_malloc_async"))
+    if _better(trial, best):
+        best = trial
+    elif trial.outcome == "ok":
+        mark(trial, "slower", "no faster than the BFC allocator")
+    settle()
+    return TuneResult(tuple(trials), first, best, clock() - start)

@@ -1,0 +1,47 @@
+"""tfgpu tune with real tensorflow-cpu trials: the worker's OOM path, and a budget-bound run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tfgpu.model.tune import TrialConfig
+from tfgpu.tuning.run import TrialRunner, tune_runner
+
+SCRIPT = str(Path(__file__).parents[1] / "fakes" / "scripts" / "tune_tiny.py")
+
+
+def test_trial_ok_and_a_fake_oom_in_the_child():
+    env = {**os.environ, "TFGPU_TUNE_FAKE_OOM_ABOVE": "64"}
+    runner = TrialRunner(SCRIPT, tune_runner(), None, env)
+    ok = runner("baseline", TrialConfig(batch_size=64, input="tf.data"))
+    assert ok.outcome == "ok" and ok.samples_per_second > 0 and ok.loss > 0
+    oom = runner("batch size", TrialConfig(batch_size=128))
+    assert oom.outcome == "oom" and "OOM" in oom.reason
+
+
+def test_tune_cli_json_within_a_tiny_budget():
+    result = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "tune", SCRIPT, "--budget", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    doc = json.loads(result.stdout)
+    assert doc["baseline"]["config"]["batch_size"] == 32 and doc["trials"][1]["outcome"] == "skipped"
+    assert "model.fit" in doc["code_change"]
+
+
+def test_tune_template_and_usage_errors():
+    template = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "tune", "--template"], capture_output=True, text=True, timeout=60
+    )
+    assert "def build_model" in template.stdout
+    missing = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "tune", "nope.py"], capture_output=True, text=True, timeout=60
+    )
+    assert missing.returncode == 2 and "no such file" in missing.stderr

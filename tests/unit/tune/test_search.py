@@ -1,0 +1,91 @@
+"""The search over a synthetic throughput model: OOM and bisection, tolerance, budget, advice."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.tuning.advice import batch_caveat, code_change
+from tfgpu.tuning.search import search
+
+
+def fake_measure(oom_above: int = 1024, mixed_loss_shift: float = 0.0, calls: list | None = None):
+    """Throughput grows with batch (saturating), tf.data helps, mixed helps, XLA hurts."""
+
+    def measure(step: str, config: TrialConfig) -> Trial:
+        if calls is not None:
+            calls.append((step, config))
+        if config.batch_size > oom_above:
+            return Trial(step, config, "oom", reason="OOM when allocating tensor")
+        rate = 1000.0 * min(config.batch_size, 512) ** 0.8
+        rate *= {"numpy": 0.2, "tf.data": 1.0, "tf.data+cache": 1.1}[config.input]
+        rate *= 1.6 if config.precision != "float32" else 1.0
+        rate *= 0.5 if config.jit_compile is True else 1.0
+        loss = 0.5 + (mixed_loss_shift if config.precision != "float32" else 0.0)
+        return Trial(step, config, "ok", rate, loss, 40.0)
+
+    return measure
+
+
+def test_search_finds_the_largest_useful_batch_the_pipeline_and_precision():
+    result = search(
+        TrialConfig(batch_size=64), fake_measure(oom_above=1024), budget_seconds=1e9, mixed_policy="mixed_bfloat16"
+    )
+    best = result.best.config
+    assert best.input == "tf.data+cache" and best.batch_size == 512 and best.precision == "mixed_bfloat16"
+    assert best.jit_compile == "auto" and result.speedup > 10
+    assert any(t.outcome == "slower" for t in result.trials)
+
+
+def test_oom_is_bisected_to_the_largest_batch_that_fits():
+    result = search(TrialConfig(batch_size=64), fake_measure(oom_above=300), budget_seconds=1e9, mixed_policy=None)
+    bisected = [t.config.batch_size for t in result.trials if t.step == "batch size (bisect)"]
+    assert [t.outcome for t in result.trials if t.config.batch_size == 512] == ["oom"]
+    assert bisected == [384, 320]  # halving the gap down to a quarter of the size that fits
+    assert result.best.config.batch_size == 256
+
+
+def test_mixed_precision_off_the_float32_loss_is_rejected():
+    result = search(
+        TrialConfig(batch_size=64), fake_measure(mixed_loss_shift=0.3), budget_seconds=1e9, mixed_policy="mixed_float16"
+    )
+    assert result.best.config.precision == "float32"
+    assert [t.outcome for t in result.trials if t.step == "precision"] == ["numerically-off"]
+
+
+def test_budget_skips_the_remaining_trials_and_on_trial_sees_each_once():
+    ticks = iter(range(0, 10_000, 10))
+    seen: list[Trial] = []
+    result = search(
+        TrialConfig(batch_size=64),
+        fake_measure(),
+        budget_seconds=25,
+        mixed_policy=None,
+        clock=lambda: next(ticks),
+        on_trial=seen.append,
+    )
+    assert any(t.outcome == "skipped" for t in result.trials) and len(seen) == len(result.trials)
+
+
+def test_a_failing_baseline_ends_the_search():
+    def broken(step, config):
+        return Trial(step, config, "error", reason="ImportError: no module named keras")
+
+    result = search(TrialConfig(batch_size=64), broken, budget_seconds=1e9, mixed_policy=None)
+    assert len(result.trials) == 1 and result.best.outcome == "error"
+
+
+def test_code_change_and_the_learning_rate_caveat():
+    base = TrialConfig(batch_size=64)
+    best = replace(
+        base,
+        batch_size=1024,
+        input="tf.data+cache",
+        precision="mixed_bfloat16",
+        jit_compile=False,
+        steps_per_execution=32,
+    )
+    code = code_change(base, best)
+    assert 'tfgpu.setup(precision="mixed")' in code and ".cache().batch(1024).prefetch" in code
+    assert "jit_compile=False, steps_per_execution=32" in code and "- model.fit(x, y, batch_size=64)" in code
+    assert "16x" in batch_caveat(base, best) and batch_caveat(base, base) is None
