@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-# Stand-in probe workers are scripts run by path; importing them would run them.
-collect_ignore_glob = ["fakes/workers/*.py"]
+# Stand-in probe workers and user scripts are run by path; importing them would run them.
+collect_ignore_glob = ["fakes/workers/*.py", "fakes/scripts/*.py"]
 TIERS = ("unit", "integration", "gpu")
 HERE = Path(__file__).parent
 
