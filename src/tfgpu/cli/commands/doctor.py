@@ -95,6 +95,13 @@ def fix_env_lines(facts: Facts) -> list[str]:
     return [export_line(dirs)] if dirs else []
 
 
+def nothing_to_fix(facts: Facts) -> str:
+    """Why no environment line is needed."""
+    if facts.libraries is None:
+        return "no CUDA build of TensorFlow is installed here (run `tfgpu doctor`)"
+    return "TF finds every library it needs"
+
+
 def write_lines(path: str, lines: list[str]) -> None:
     """Write the lines to a new file.
 
