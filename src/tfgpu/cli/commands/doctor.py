@@ -130,7 +130,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             env.stderr.write(f"wrote {len(lines)} line(s) to {args.write}; run: source {args.write}\n")
         else:
             env.stdout.write(
-                "".join(line + "\n" for line in lines) or "# nothing to change: TF finds every library it needs\n"
+                "".join(line + "\n" for line in lines) or f"# nothing to change: {nothing_to_fix(facts)}\n"
             )
         return ExitStatus.SUCCESS
     diagnosis = diagnose(facts)
