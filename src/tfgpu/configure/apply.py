@@ -20,11 +20,10 @@ from typing import Any
 from tfgpu.configure.environ import environment_for
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GPU_GUIDE, GpuOptions
+from tfgpu.knowledge.archs import mixed_policy
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-
-MIXED_GUIDE = "https://www.tensorflow.org/guide/mixed_precision"
 
 
 @dataclass
@@ -111,11 +110,11 @@ def _policy_for(precision: str | None, cc: tuple[int, int] | None, warnings: lis
     if cc is None:
         warnings.append(f"precision={precision!r}: no GPU, so float32 (mixed precision is slower on CPUs)")
         return "float32"
-    if cc < (7, 0):
+    policy = mixed_policy(cc)
+    if policy is None:
         warnings.append(f"precision={precision!r}: compute capability {cc[0]}.{cc[1]} has no Tensor Cores, so float32")
         return "float32"
-    # bfloat16 keeps float32's range (no loss scaling) and is fast from Ampere (8.0) on.
-    return "mixed_bfloat16" if cc >= (8, 0) else "mixed_float16"
+    return policy
 
 
 def _import_tf() -> ModuleType:

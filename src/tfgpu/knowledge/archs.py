@@ -77,6 +77,21 @@ def _digits(text: str) -> tuple[int, int]:
     return int(digits[:-1] or 0), int(digits[-1])
 
 
+def mixed_policy(cc: tuple[int, int] | None) -> str | None:
+    """The Keras mixed policy for a GPU, or None when mixed precision would not pay.
+
+    bfloat16 keeps float32's range (no loss scaling) and is fast from Ampere (8.0) on; float16
+    needs the Tensor Cores of 7.x; below, or without a GPU, float32 is faster.
+
+    Examples:
+        >>> mixed_policy((9, 0)), mixed_policy((7, 5)), mixed_policy((6, 1)), mixed_policy(None)
+        ('mixed_bfloat16', 'mixed_float16', None, None)
+    """
+    if cc is None or cc < (7, 0):
+        return None
+    return "mixed_bfloat16" if cc >= (8, 0) else "mixed_float16"
+
+
 def classify(cc: tuple[int, int], archs: BuildArchs) -> KernelSupport:
     """How TF runs on a GPU of capability ``cc``.
 

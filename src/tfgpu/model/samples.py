@@ -17,6 +17,9 @@ THROTTLE_REASON_WORDS: dict[str, str] = {
 }
 """NVML clocks-event reasons (nvml.collect names them) in the words the monitor shows."""
 
+THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
+"""The clocks-event reasons that mean heat or hardware slowdown (not the normal power cap)."""
+
 SAMPLE_METRICS = (
     "utilization_percent",
     "memory_utilization_percent",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -100,8 +99,3 @@ def _gpu(gpu: dict[str, Any], per: dict[str, Any]) -> ProbeGpu:
         xla_seconds=xla.get("seconds"),
         xla_error=xla.get("error"),
     )
-
-
-def site_dirs_of(interpreter: dict[str, Any]) -> list[str]:
-    """The site-packages directories on another interpreter's sys.path."""
-    return [p for p in interpreter.get("path", []) if p.endswith("-packages") and os.path.isdir(p)]

@@ -7,4 +7,3 @@ print there): ``{"schema_version": 1, "task": ..., "ok": bool, "data": {...}, "e
 from __future__ import annotations
 
 SCHEMA_VERSION = 1
-TASKS = ("interpreter", "devices")

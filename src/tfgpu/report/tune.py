@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from rich.table import Table
-
 from tfgpu.model.codec import encode
 from tfgpu.model.tune import Trial, TuneResult
 
@@ -21,16 +19,6 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"
     util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
     return (trial.step, describe(trial), rate, util, trial.outcome, trial.reason)
-
-
-def trials_table(result: TuneResult) -> Table:
-    """All trials, in order."""
-    table = Table(title="tfgpu tune", header_style="bold")
-    for column in ("step", "configuration", "samples/s", "GPU busy", "outcome", "why"):
-        table.add_column(column)
-    for trial in result.trials:
-        table.add_row(*trial_row(trial))
-    return table
 
 
 def render_tune_json(result: TuneResult, code: str, caveat: str | None) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfgpu.model.samples import SampleStats, Verdict
+from tfgpu.model.samples import THERMAL_REASONS, SampleStats, Verdict
 from tfgpu.model.stress import GpuBurn
-from tfgpu.monitor.verdict import THERMAL, hardware_errors
+from tfgpu.monitor.verdict import hardware_errors
 
 DEGRADED_FRACTION = 0.9
 
@@ -65,7 +65,7 @@ def analyze(
     max_temp = None
     if stats is not None:
         max_temp = stats.get("temperature_celsius").max
-        thermal = max((stats.throttle(r) for r in THERMAL), default=0.0)
+        thermal = max((stats.throttle(r) for r in THERMAL_REASONS), default=0.0)
         if thermal > 0.05:
             findings.append(
                 Verdict(

@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tfgpu.knowledge.archs import mixed_policy
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.tune import TrialConfig, TuneResult
 from tfgpu.nvml.client import NvmlClient
@@ -37,7 +38,7 @@ def mixed_policy_for(nvml: NvmlClient | None) -> str | None:
         cc = nvml.compute_capability(0)
     except NvmlUnavailable:
         return None
-    return "mixed_bfloat16" if cc >= (8, 0) else ("mixed_float16" if cc >= (7, 0) else None)
+    return mixed_policy(cc)
 
 
 def tune(

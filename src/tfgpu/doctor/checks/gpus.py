@@ -11,13 +11,12 @@ from tfgpu.knowledge.compat import arch_row, gpu_model, tf_releases, version_key
 from tfgpu.knowledge.fixes import install_tf_with_cuda
 from tfgpu.model.facts import Facts, GpuFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.samples import THERMAL_REASONS
 from tfgpu.model.unavailable import Unavailable
 
 H = Section.HARDWARE
 GIB = 1024**3
-BUILD_FROM_SOURCE = "https://www.tensorflow.org/install/source"
 PTX_JIT_SOURCE = "https://github.com/tensorflow/tensorflow/issues/62320"
-THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown"}
 
 
 def _cc(gpu: GpuFacts) -> str | None:
@@ -169,7 +168,7 @@ def _busy(label: str, gpu: GpuFacts) -> list[Finding]:
 def _thermal(label: str, gpu: GpuFacts) -> list[Finding]:
     out = []
     reasons = () if isinstance(gpu.throttle_reasons, Unavailable) else gpu.throttle_reasons
-    slowing = sorted(THERMAL.intersection(reasons))
+    slowing = sorted(set(THERMAL_REASONS).intersection(reasons))
     if slowing:
         out.append(
             Finding(
