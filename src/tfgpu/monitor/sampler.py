@@ -133,4 +133,5 @@ class Sampler:
 
     def stats(self, since: float | None = None) -> list[SampleStats]:
         """Statistics per GPU over the samples since the mark (all samples without one)."""
-        return [compute_stats(i, self.samples(since, i)) for i in self.gpu_indices]
+        window = self.samples(since)
+        return [compute_stats(i, [s for s in window if s.index == i]) for i in self.gpu_indices]

@@ -92,7 +92,7 @@ def _gpu(client: NvmlClient, index: int) -> GpuFacts:
         persistence_mode=_maybe(lambda: client.persistence_mode(index)),
         mig_mode=_maybe(lambda: client.mig_mode(index)),
         ecc_enabled=_maybe(lambda: client.ecc_enabled(index)),
-        processes=_maybe(lambda: _processes(client, index)),
+        processes=_maybe(lambda: collect_processes(client, index)),
     )
 
 
@@ -100,7 +100,12 @@ def _process_name(client: NvmlClient, pid: int) -> str | Unavailable:
     return _maybe(lambda: client.process_name(pid))
 
 
-def _processes(client: NvmlClient, index: int) -> tuple[GpuProcess, ...]:
+def collect_processes(client: NvmlClient, index: int) -> tuple[GpuProcess, ...]:
+    """The processes on a GPU with their names ("?" when NVML cannot name one).
+
+    Raises:
+        NvmlUnavailable: the process list itself cannot be read.
+    """
     out = []
     for proc in client.processes(index):
         pname = _process_name(client, proc.pid)

@@ -7,6 +7,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
@@ -45,6 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def static_facts(
+    env: CliEnvironment, search_path: list[str] | None = None, interpreter: dict[str, Any] | None = None
+) -> Facts:
+    """The doctor's facts about this machine (no TensorFlow started), for doctor, env and explain."""
+    sources = Sources(
+        runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ, search_path=search_path
+    )
+    return collect_facts(sources, tfgpu_version=__version__, interpreter=interpreter)
+
+
 def load_facts(path: str) -> Facts:
     """Facts from a saved ``doctor --json`` report.
 
@@ -77,10 +88,7 @@ def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Fac
         if interpreter is None:
             raise UsageError(f"--python {args.python}: it did not run the probe (is it a Python 3 interpreter?)")
         search_path = [str(p) for p in interpreter.get("path", [])]
-    sources = Sources(
-        runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ, search_path=search_path
-    )
-    facts = collect_facts(sources, tfgpu_version=__version__, interpreter=interpreter)
+    facts = static_facts(env, search_path, interpreter)
     if not probe:
         return facts
     with env.progress(f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"):

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu._version import __version__
-from tfgpu.cli.commands.doctor import fix_env_lines, nothing_to_fix
+from tfgpu.cli.commands.doctor import fix_env_lines, nothing_to_fix, static_facts
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.doctor.collect import Sources, collect_facts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,8 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
-    sources = Sources(runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ)
-    facts = collect_facts(sources, tfgpu_version=__version__)
+    facts = static_facts(env)
     lines = fix_env_lines(facts)
     env.stdout.write("".join(line + "\n" for line in lines))
     if not lines:

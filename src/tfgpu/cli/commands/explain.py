@@ -7,10 +7,9 @@ import io
 import sys
 from typing import BinaryIO
 
-from tfgpu._version import __version__
+from tfgpu.cli.commands.doctor import static_facts
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.explain.explain import explain_lines
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.model.errors import UsageError
@@ -31,8 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _facts(args: argparse.Namespace, env: CliEnvironment) -> Facts | None:
     if args.no_facts:
         return None
-    sources = Sources(runner=env.runner_factory(), nvml=env.nvml_factory(), environ=env.environ)
-    return collect_facts(sources, tfgpu_version=__version__)
+    return static_facts(env)
 
 
 def _open(path: str, env: CliEnvironment) -> BinaryIO:

@@ -17,6 +17,7 @@ from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.collect import collect_processes
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.procs import alive, cpu_seconds, uses_tensorflow
 
@@ -38,18 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _processes(client: NvmlClient, index: int) -> list[str]:
     try:
-        procs = client.processes(index)
+        procs = collect_processes(client, index)
     except NvmlUnavailable:
         return []
     lines = []
     for p in procs:
-        try:
-            name = client.process_name(p.pid)
-        except NvmlUnavailable:
-            name = "?"
-        tf = uses_tensorflow(p.pid)
         memory = f"{p.used_memory_bytes / 2**30:.1f} GiB" if p.used_memory_bytes else "? GiB"
-        lines.append(f"pid {p.pid} {name} {memory}{' [TensorFlow]' if tf else ''}")
+        lines.append(f"pid {p.pid} {p.name} {memory}{' [TensorFlow]' if uses_tensorflow(p.pid) else ''}")
     return lines
 
 
