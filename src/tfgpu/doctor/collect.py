@@ -175,7 +175,7 @@ def collect_facts(
     else:
         nvml, driver, gpus = gpus_result
     environ = _guard("environ", lambda: collectors.environ(sources))
-    facts = Facts(
+    return Facts(
         host=host,
         packages=packages,
         tensorflow=tf,
@@ -184,5 +184,5 @@ def collect_facts(
         gpus=gpus,
         environ=environ,
         nvml=nvml,
+        tfgpu_version=tfgpu_version,
     )
-    return replace(facts, tfgpu_version=tfgpu_version)

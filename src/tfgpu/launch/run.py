@@ -158,10 +158,9 @@ def run_command(
     # Judge from the first GPU activity on: importing TF and loading data are not training.
     since = sampler.first_busy() if sampler else None
     stats = sampler.stats(since=since) if sampler else []
-    busy_seconds = (
-        sampler.samples()[-1].time_seconds - since if sampler and since is not None and sampler.samples() else seconds
-    )
+    kept = sampler.samples() if sampler else []
+    busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
     verdicts = tuple(judge(stats, RunFacts(wall_seconds=busy_seconds)))
-    peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None) if stats else None
-    mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None) if stats else None
+    peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
+    mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
     return RunReport(status if status >= 0 else 128 - status, seconds, verdicts, peak, mean)

@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from tfgpu.probe.protocol import SCHEMA_VERSION
-from tfgpu.system.runner import kill_process_group
+from tfgpu.system.runner import kill_process_group, start_in_session
 
 STDERR_TAIL_BYTES = 256 * 1024
 DEFAULT_TIMEOUT_SECONDS = 180.0
@@ -87,14 +87,7 @@ class SubprocessProbeRunner:
             start = time.monotonic()
             with open(err_path, "wb") as err:
                 try:
-                    proc = subprocess.Popen(
-                        argv,
-                        stdin=subprocess.DEVNULL,
-                        stdout=subprocess.DEVNULL,
-                        stderr=err,
-                        env=dict(env) if env is not None else None,
-                        start_new_session=True,
-                    )
+                    proc = start_in_session(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
                 except OSError as exc:
                     return ProbeRun(
                         "crashed",

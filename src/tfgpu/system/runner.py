@@ -7,9 +7,9 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
@@ -48,13 +48,7 @@ class SubprocessRunner:
     def run(self, argv: tuple[str, ...], timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> CommandResult:
         """Run ``argv`` without a shell, decoding output with replacement characters."""
         try:
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            proc = start_in_session(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             return CommandResult(None, "", str(exc), missing=True)
         try:
@@ -64,6 +58,24 @@ class SubprocessRunner:
             out, err = proc.communicate()
             return CommandResult(None, _text(out), _text(err), timed_out=True)
         return CommandResult(proc.returncode, _text(out), _text(err))
+
+
+def start_in_session(
+    argv: Sequence[str], *, stdout: int | IO[bytes], stderr: int | IO[bytes], env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a child with no stdin in a session of its own, so kill_process_group can end it all.
+
+    Raises:
+        OSError: the program cannot be started.
+    """
+    return subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        env=dict(env) if env is not None else None,
+        start_new_session=True,
+    )
 
 
 def kill_process_group(pid: int) -> None:
@@ -89,13 +101,7 @@ def stream_command(
         KeyboardInterrupt: after stopping the child, so the caller can report it.
     """
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = start_in_session(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except (FileNotFoundError, PermissionError, NotADirectoryError):
         return None
     assert proc.stdout is not None
