@@ -98,6 +98,10 @@ class SampleStats:
         """Fraction of samples with that throttle reason active."""
         return dict(self.throttle_fractions).get(reason, 0.0)
 
+    def thermal_throttle(self) -> float:
+        """Fraction of samples slowed for heat: the most frequent of the THERMAL_REASONS."""
+        return max(self.throttle(r) for r in THERMAL_REASONS)
+
 
 @dataclass(frozen=True)
 class Verdict:

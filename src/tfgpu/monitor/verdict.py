@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfgpu.model.samples import THERMAL_REASONS, SampleStats, Verdict
+from tfgpu.model.samples import SampleStats, Verdict
 
 BUSY_PERCENT = 80.0
 STARVED_PERCENT = 30.0
@@ -114,7 +114,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         )
         return out
     util = gpu.get("utilization_percent").mean or 0.0
-    thermal = max((gpu.throttle(r) for r in THERMAL_REASONS), default=0.0)
+    thermal = gpu.thermal_throttle()
     if thermal > 0.1:
         out.append(
             Verdict(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfgpu.model.samples import THERMAL_REASONS, SampleStats, Verdict
+from tfgpu.model.samples import SampleStats, Verdict
 from tfgpu.model.stress import GpuBurn
 from tfgpu.monitor.verdict import hardware_errors
 
@@ -65,7 +65,7 @@ def analyze(
     max_temp = None
     if stats is not None:
         max_temp = stats.get("temperature_celsius").max
-        thermal = max((stats.throttle(r) for r in THERMAL_REASONS), default=0.0)
+        thermal = stats.thermal_throttle()
         if thermal > 0.05:
             findings.append(
                 Verdict(

@@ -75,6 +75,22 @@ def search(
     def mark(trial: Trial, outcome: str, reason: str) -> None:
         trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
 
+    def keep_if_faster(step: str, config: TrialConfig, slower: str, numerics_note: str | None = None) -> Trial:
+        """Run a variant of the best and return the new best: the variant when it is faster.
+
+        With ``numerics_note`` the variant must also end at a loss close to the best's, since
+        lower precision and XLA may change the numbers, not only the speed.
+        """
+        trial = run(step, config)
+        if numerics_note is not None and trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
+            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g}{numerics_note}")
+            return best
+        if _better(trial, best):
+            return trial
+        if trial.outcome == "ok":
+            mark(trial, "slower", slower)
+        return best
+
     first = run("baseline", baseline)
     if first.outcome != "ok":
         settle()
@@ -82,11 +98,7 @@ def search(
     best = first
 
     for pipeline in ("tf.data", "tf.data+cache"):
-        trial = run("input pipeline", replace(best.config, input=pipeline))
-        if _better(trial, best):
-            best = trial
-        elif trial.outcome == "ok":
-            mark(trial, "slower", "no faster than the current best")
+        best = keep_if_faster("input pipeline", replace(best.config, input=pipeline), "no faster than the current best")
 
     fits, too_big = best.config.batch_size, None
     while fits * 2 <= MAX_BATCH:
@@ -113,36 +125,18 @@ def search(
             break
 
     if mixed_policy:
-        trial = run("precision", replace(best.config, precision=mixed_policy))
-        if trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
-            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g} in float32")
-        elif _better(trial, best):
-            best = trial
-        elif trial.outcome == "ok":
-            mark(trial, "slower", "no faster than float32")
+        config = replace(best.config, precision=mixed_policy)
+        best = keep_if_faster("precision", config, "no faster than float32", numerics_note=" in float32")
 
     for jit in (False, True):
-        if best.config.jit_compile == jit:
-            continue
-        trial = run("XLA", replace(best.config, jit_compile=jit))
-        if trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
-            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g}")
-        elif _better(trial, best):
-            best = trial
-        elif trial.outcome == "ok":
-            mark(trial, "slower", f"jit_compile={jit} no faster")
+        if best.config.jit_compile != jit:
+            config = replace(best.config, jit_compile=jit)
+            best = keep_if_faster("XLA", config, f"jit_compile={jit} no faster", numerics_note="")
 
     for steps in (8, 32):
-        trial = run("steps_per_execution", replace(best.config, steps_per_execution=steps))
-        if _better(trial, best):
-            best = trial
-        elif trial.outcome == "ok":
-            mark(trial, "slower", "no faster")
+        best = keep_if_faster("steps_per_execution", replace(best.config, steps_per_execution=steps), "no faster")
 
-    trial = run("allocator", replace(best.config, allocator="cuda_malloc_async"))
-    if _better(trial, best):
-        best = trial
-    elif trial.outcome == "ok":
-        mark(trial, "slower", "no faster than the BFC allocator")
+    config = replace(best.config, allocator="cuda_malloc_async")
+    best = keep_if_faster("allocator", config, "no faster than the BFC allocator")
     settle()
     return TuneResult(tuple(trials), first, best, clock() - start)
