@@ -7,9 +7,11 @@ import os
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
+from tfgpu.bench.naming import entry_name
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
@@ -25,28 +27,35 @@ def bench_runner(python: str | None = None) -> SubprocessProbeRunner:
     return SubprocessProbeRunner(python, worker=bench_worker_path())
 
 
-def entry_name(spec: Mapping[str, Any]) -> str:
-    """A stable name for a workload, the key of ``--compare``.
+def _env_groups(specs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, str], list[int]]]:
+    """Spec indices by the environment their child needs (TensorFlow reads most settings once, at start)."""
+    groups: dict[tuple[tuple[str, str], ...], list[int]] = {}
+    for index, spec in enumerate(specs):
+        groups.setdefault(tuple(sorted((spec.get("env") or {}).items())), []).append(index)
+    return [(dict(key), indices) for key, indices in groups.items()]
 
-    Examples:
-        >>> entry_name({"kind": "matmul", "n": 8192, "dtype": "float32", "tf32": False})
-        'matmul float32 (tf32 off) 8192'
-    """
-    kind = spec["kind"]
-    if kind == "matmul":
-        tf32 = (
-            " (tf32 on)"
-            if spec["dtype"] == "float32" and spec.get("tf32", True)
-            else (" (tf32 off)" if spec["dtype"] == "float32" else "")
-        )
-        where = " on CPU" if spec.get("device") == "cpu" else ""
-        xla = " xla" if spec.get("xla") else ""
-        return f"matmul {spec['dtype']}{tf32}{xla} {spec['n']}{where}"
-    if kind == "copy":
-        return f"copy {spec['direction']} {spec['megabytes']} MiB"
-    if kind == "conv":
-        return f"conv 3x3 {spec.get('dtype', 'float32')} {'fwd+bwd' if spec.get('backward') else 'fwd'} b{spec['batch']} {spec['size']}x{spec['size']}x{spec['channels']}"
-    return f"{spec['model']} {spec.get('precision', 'float32')}{' xla' if spec.get('xla') else ''} b{spec['batch']}"
+
+def _run_children(
+    specs: Sequence[Mapping[str, Any]], runner: ProbeRunner, environ: Mapping[str, str], timeout_seconds: float
+) -> list[dict[str, Any]]:
+    """One child per distinct ``env`` of the specs; results in the order of the specs."""
+    results: list[dict[str, Any]] = [{} for _ in specs]
+    for extra_env, indices in _env_groups(specs):
+        group = [dict(specs[i]) for i in indices]
+        with tempfile.TemporaryDirectory(prefix="tfgpu-bench-") as tmp:
+            spec_path = os.path.join(tmp, "spec.json")
+            with open(spec_path, "w", encoding="utf-8") as fh:
+                json.dump(group, fh)
+            env = {"TF_CPP_MIN_LOG_LEVEL": "2", **environ, **extra_env}
+            run = runner.run("bench", timeout_seconds=timeout_seconds, env=env, args=("--spec", spec_path))
+        if run.status == "ok" and run.envelope and run.envelope.get("ok"):
+            got = run.envelope["data"]["results"]
+        else:
+            reason = run.problem or ((run.envelope or {}).get("error") or {}).get("message") or run.status
+            got = [{"spec": s, "ok": False, "error": f"the benchmark child failed: {reason}"} for s in group]
+        for index, result in zip(indices, got, strict=True):
+            results[index] = result
+    return results
 
 
 def run_benchmark(
@@ -58,27 +67,16 @@ def run_benchmark(
     environ: Mapping[str, str],
     timeout_seconds: float = 1800.0,
 ) -> BenchmarkResult:
-    """All specs in one child (one TensorFlow start), every result against the datasheet peak.
+    """The specs in as few children as their ``env`` allows, every result against the datasheet peak.
 
-    A failed child (crash, timeout) becomes failed entries carrying its reason.
+    A failed child (crash, timeout) becomes failed entries carrying its reason. A spec with
+    ``speedup_of`` (the name of another entry: the GPU run of a CPU workload) gets that entry's
+    value over its own.
     """
     peaks = peaks_for(gpu_name) if gpu_name else None
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tfgpu-bench-") as tmp:
-        spec_path = os.path.join(tmp, "spec.json")
-        with open(spec_path, "w", encoding="utf-8") as fh:
-            json.dump(list(specs), fh)
-        env = dict(environ)
-        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        run = runner.run("bench", timeout_seconds=timeout_seconds, env=env, args=("--spec", spec_path))
-    results: list[dict[str, Any]]
-    if run.status == "ok" and run.envelope and run.envelope.get("ok"):
-        results = run.envelope["data"]["results"]
-    else:
-        reason = run.problem or ((run.envelope or {}).get("error") or {}).get("message") or run.status
-        results = [{"spec": dict(s), "ok": False, "error": f"the benchmark child failed: {reason}"} for s in specs]
     entries = []
-    for r in results:
+    for r in _run_children(specs, runner, environ, timeout_seconds):
         spec = r["spec"]
         on_gpu = str(r.get("device", "")).upper().startswith("/GPU")
         peak = (
@@ -99,8 +97,16 @@ def run_benchmark(
                 device=str(r.get("device", "")),
                 relative_error=r.get("relative_error"),
                 error=r.get("error"),
+                first_epoch_seconds=r.get("first_epoch_seconds"),
             )
         )
+    values = {e.name: e.value for e in entries if e.ok and e.value}
+    entries = [
+        replace(e, gpu_speedup=values[spec["speedup_of"]] / e.value)
+        if e.ok and e.value and spec.get("speedup_of") in values
+        else e
+        for e, spec in zip(entries, specs, strict=True)
+    ]
     return BenchmarkResult(
         suite, gpu_name, tuple(entries), peaks.source_url if peaks else None, time.monotonic() - start
     )

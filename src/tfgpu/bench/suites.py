@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfgpu.bench.naming import entry_name
+
 SUITE_NAMES = ("quick", "full", "matmul", "memory", "conv", "models")
 
 
@@ -18,9 +20,18 @@ def _matmul(n: int, cpu: bool) -> list[dict[str, Any]]:
         {"kind": "matmul", "n": n, "dtype": "float16"},
         {"kind": "matmul", "n": n, "dtype": "bfloat16"},
     ]
-    if not cpu:  # the same product on the CPU, for the speedup figure
+    if not cpu:  # the same float32 product on the CPU (smaller: its rate is flat from ~2048), for the speedup
         specs.append(
-            {"kind": "matmul", "n": min(n, 2048), "dtype": "float32", "device": "cpu", "repeats": 2, "warmup": 1}
+            {
+                "kind": "matmul",
+                "n": min(n, 2048),
+                "dtype": "float32",
+                "tf32": False,
+                "device": "cpu",
+                "repeats": 2,
+                "warmup": 1,
+                "speedup_of": entry_name(specs[0]),
+            }
         )
     return specs
 
@@ -29,19 +40,23 @@ def _memory(megabytes: int) -> list[dict[str, Any]]:
     return [{"kind": "copy", "megabytes": megabytes, "direction": d} for d in ("h2d", "d2h", "d2d")]
 
 
-def _conv(batch: int, size: int, dtypes: tuple[str, ...]) -> list[dict[str, Any]]:
-    # ResNet-50's conv2 block: 56x56, 64 channels, 3x3, NHWC.
-    return [
+def _conv(batch: int, size: int, dtypes: tuple[str, ...], autotune_off: bool) -> list[dict[str, Any]]:
+    # ResNet-50's conv2 block: 56x56, 64 channels, 3x3, NHWC. cuDNN autotuning is read once per
+    # process, so the "off" runs get a child of their own (the env key).
+    specs: list[dict[str, Any]] = [
         {"kind": "conv", "batch": batch, "size": size, "channels": 64, "dtype": d, "backward": b}
         for d in dtypes
         for b in (False, True)
     ]
+    if autotune_off:
+        specs += [{**s, "env": {"TF_CUDNN_USE_AUTOTUNE": "0"}} for s in specs if s["backward"]]
+    return specs
 
 
 def _models(tiny: bool) -> list[dict[str, Any]]:
     if tiny:
         return [{"kind": "model", "model": "mnist_cnn", "batch": 64, "steps": 8}]
-    specs = [
+    specs: list[dict[str, Any]] = [
         {"kind": "model", "model": "mnist_cnn", "batch": 1024, "steps": 50, "precision": p, "xla": x}
         for p in ("float32", "mixed_bfloat16")
         for x in (False, True)
@@ -50,6 +65,16 @@ def _models(tiny: bool) -> list[dict[str, Any]]:
         {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": p, "xla": False}
         for p in ("float32", "mixed_bfloat16")
     ]
+    # The same MNIST step on the CPU only (a child that sees no GPU), for the speedup figure.
+    specs.append(
+        {
+            **specs[0],
+            "steps": 10,
+            "device": "cpu",
+            "env": {"CUDA_VISIBLE_DEVICES": ""},
+            "speedup_of": entry_name(specs[0]),
+        }
+    )
     return specs
 
 
@@ -63,7 +88,7 @@ def suite(name: str, *, tiny: bool) -> list[dict[str, Any]]:
     parts = {
         "matmul": _matmul(n, tiny),
         "memory": _memory(mb),
-        "conv": _conv(conv_batch, 16 if tiny else 56, ("float32",) if tiny else ("float32", "bfloat16")),
+        "conv": _conv(conv_batch, 16 if tiny else 56, ("float32",) if tiny else ("float32", "bfloat16"), not tiny),
         "models": _models(tiny),
     }
     if name in parts:

@@ -92,6 +92,19 @@ def mixed_policy(cc: tuple[int, int] | None) -> str | None:
     return "mixed_bfloat16" if cc >= (8, 0) else "mixed_float16"
 
 
+def mixed_policies(cc: tuple[int, int] | None) -> tuple[str, ...]:
+    """The mixed policies worth measuring on a GPU, the default (``mixed_policy``) first.
+
+    Examples:
+        >>> mixed_policies((9, 0)), mixed_policies((7, 0)), mixed_policies(None)
+        (('mixed_bfloat16', 'mixed_float16'), ('mixed_float16',), ())
+    """
+    first = mixed_policy(cc)
+    if first is None:
+        return ()
+    return (first, "mixed_float16") if first != "mixed_float16" else (first,)
+
+
 def classify(cc: tuple[int, int], archs: BuildArchs) -> KernelSupport:
     """How TF runs on a GPU of capability ``cc``.
 

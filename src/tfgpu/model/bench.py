@@ -18,6 +18,10 @@ class BenchEntry:
     device: str = ""
     relative_error: float | None = None
     error: str | None = None
+    first_epoch_seconds: float | None = None
+    """Models: the first epoch, tracing and compilation included (what a short run pays)."""
+    gpu_speedup: float | None = None
+    """CPU workloads: how many times faster the same workload ran on the GPU."""
 
     @property
     def fraction_of_peak(self) -> float | None:

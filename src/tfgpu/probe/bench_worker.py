@@ -163,23 +163,56 @@ def _model(keras: Any, name: str) -> tuple[Any, tuple[int, ...], int]:
     raise ValueError(f"unknown model {name!r}")
 
 
+def _model_input(tf: Any, np: Any, spec: dict[str, Any], shape: tuple[int, ...], classes: int) -> dict[str, Any]:
+    """fit() arguments: synthetic data held on the device (default), NumPy arrays, or tf.data from NumPy."""
+    batch, steps, source = int(spec["batch"]), int(spec.get("steps", 20)), spec.get("input", "device")
+    if source == "device":
+        x = tf.random.stateless_uniform([batch, *shape], seed=[1, 1])
+        y = tf.random.stateless_uniform([batch], seed=[2, 2], maxval=classes, dtype=tf.int32)
+        return {"x": tf.data.Dataset.from_tensors((x, y)).repeat(steps).prefetch(tf.data.AUTOTUNE)}
+    rng = np.random.default_rng(0)
+    x = rng.random((batch * steps, *shape), dtype=np.float32)
+    y = rng.integers(0, classes, size=(batch * steps,))
+    if source == "numpy":
+        return {"x": x, "y": y, "batch_size": batch}
+    return {"x": tf.data.Dataset.from_tensor_slices((x, y)).batch(batch).prefetch(tf.data.AUTOTUNE)}
+
+
 def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
-    """Training samples/s of a reference model on synthetic data held on the device."""
+    """Training samples/s of a reference model, and how long the first (tracing, compiling) epoch took.
+
+    Options: ``input`` (device | numpy | tf.data), ``precision``, ``xla``, ``steps_per_execution``
+    and ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW).
+    """
     import keras
 
+    if spec.get("layout_optimizer") is False:
+        tf.config.optimizer.set_experimental_options({"layout_optimizer": False})
     keras.mixed_precision.set_global_policy(spec.get("precision", "float32"))
     model, shape, classes = _model(keras, spec["model"])
     batch, steps = int(spec["batch"]), int(spec.get("steps", 20))
-    x = tf.random.stateless_uniform([batch, *shape], seed=[1, 1])
-    y = tf.random.stateless_uniform([batch], seed=[2, 2], maxval=classes, dtype=tf.int32)
-    ds = tf.data.Dataset.from_tensors((x, y)).repeat(steps).prefetch(tf.data.AUTOTUNE)
-    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy", jit_compile=bool(spec.get("xla", False)))
-    model.fit(ds.take(max(2, steps // 4)), epochs=1, verbose=0)
+    fit = _model_input(tf, np, spec, shape, classes)
+    model.compile(
+        optimizer="sgd",
+        loss="sparse_categorical_crossentropy",
+        jit_compile=bool(spec.get("xla", False)),
+        steps_per_execution=int(spec.get("steps_per_execution", 1)),
+    )
     start = time.perf_counter()
-    model.fit(ds, epochs=1, verbose=0)
+    model.fit(**fit, epochs=1, verbose=0)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    model.fit(**fit, epochs=1, verbose=0)
     seconds = time.perf_counter() - start
     keras.mixed_precision.set_global_policy("float32")
-    return {"value": batch * steps / seconds, "unit": "samples/s", "seconds": seconds, "device": device(tf)}
+    tf.config.optimizer.set_experimental_options({"layout_optimizer": True})
+    return {
+        "value": batch * steps / seconds,
+        "unit": "samples/s",
+        "seconds": seconds,
+        "first_epoch_seconds": first,
+        "device": device(tf, spec.get("device", "auto")),
+    }
 
 
 def burn(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:

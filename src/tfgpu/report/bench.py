@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
-from tfgpu.model.bench import BenchmarkResult
+from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.codec import encode
 
 BENCH_SCHEMA_VERSION = 1
@@ -23,10 +23,20 @@ def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = No
         share = f"{e.fraction_of_peak:.0%} of {e.peak:g}" if e.fraction_of_peak is not None and e.peak else "-"
         error = f"{e.relative_error:.1e}" if e.relative_error is not None else "-"
         extra = (f"{ratios[e.name]:.2f}x" if e.name in ratios else "-",) if ratios else ()
-        table.add_row(e.name, value, share, error, *extra, e.error or e.device)
+        table.add_row(e.name, value, share, error, *extra, e.error or _note(e))
     if result.peaks_source:
         table.caption = f"peaks: dense datasheet figures, {result.peaks_source}"
     return table
+
+
+def _note(e: BenchEntry) -> str:
+    """The device, and what a reader compares next: the GPU's speedup, or the first epoch's cost."""
+    parts = [e.device]
+    if e.gpu_speedup is not None:
+        parts.append(f"the GPU runs it {e.gpu_speedup:,.0f}x faster")
+    if e.first_epoch_seconds is not None:
+        parts.append(f"first epoch {e.first_epoch_seconds:.1f} s (tracing, compiling)")
+    return "; ".join(p for p in parts if p)
 
 
 def render_bench_json(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tfgpu.knowledge.archs import mixed_policy
+from tfgpu.knowledge.archs import mixed_policies
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.tune import TrialConfig, TuneResult
 from tfgpu.nvml.client import NvmlClient
@@ -28,17 +29,17 @@ def make_dataset():
 '''
 
 
-def mixed_policy_for(nvml: NvmlClient | None) -> str | None:
-    """mixed_bfloat16 from compute capability 8.0, mixed_float16 on 7.x, None below or without a GPU."""
+def mixed_policies_for(nvml: NvmlClient | None) -> tuple[str, ...]:
+    """Both mixed policies from compute capability 8.0, mixed_float16 on 7.x, none below or without a GPU."""
     if nvml is None:
-        return None
+        return ()
     try:
         if nvml.device_count() == 0:
-            return None
+            return ()
         cc = nvml.compute_capability(0)
     except NvmlUnavailable:
-        return None
-    return mixed_policy(cc)
+        return ()
+    return mixed_policies(cc)
 
 
 def tune(
@@ -88,5 +89,23 @@ def tune(
             TrialConfig(batch_size=batch_size),
             measure,
             budget_seconds=budget_seconds,
-            mixed_policy=mixed_policy_for(nvml),
+            mixed_policies=mixed_policies_for(nvml),
         )
+
+
+def script_baseline(script: str, batch_size: int | None) -> TrialConfig:
+    """The script's ``BASELINE`` dict, parsed rather than imported (importing runs the script's code).
+
+    Raises:
+        OSError, SyntaxError, ValueError, TypeError: unreadable script or BASELINE.
+    """
+    values: dict[str, object] = {}
+    with open(script, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BASELINE" for t in node.targets):
+            values = dict(ast.literal_eval(node.value))
+    if batch_size:
+        values["batch_size"] = batch_size
+    values.setdefault("batch_size", 64)
+    return TrialConfig(**values)  # type: ignore[arg-type]

@@ -1,10 +1,13 @@
 """The search (pure, over a ``measure`` callable): greedy coordinate descent, not a grid.
 
 Why: the dimensions interact weakly on most models, a grid of 3 pipelines × ~8 batch sizes ×
-2 precisions × 2 XLA × 3 steps_per_execution × 2 allocators is ~600 trials, and each trial
-restarts TensorFlow. So each dimension is settled in turn, the most decisive first (the input
-pipeline, then the batch size, which sets how busy the GPU can get at all), keeping the best
-so far. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
+3 precisions × 2 XLA × 3 steps_per_execution × 2 allocators is ~900 trials, and each trial
+restarts TensorFlow. So each dimension is settled in turn, keeping the best so far. First
+XLA off, when the start has it on (Keras's jit_compile="auto" means XLA on a GPU): every later
+trial that inherits XLA pays its compilation in the warm-up, which on a large model costs
+more than the trial itself. Then the most decisive dimensions (the input pipeline, then the
+batch size, which sets how busy the GPU can get at all), then precision, XLA on again, and
+the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
 binary search between the last size that fitted and the first that did not finds the largest
 that fits. A change is kept only if it is faster and, for precision and XLA, if the loss after
 the same steps stays within ``loss_tolerance`` of the float32 run of the same configuration.
@@ -13,7 +16,7 @@ the same steps stays within ``loss_tolerance`` of the float32 run of the same co
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from tfgpu.model.tune import Trial, TrialConfig, TuneResult
@@ -43,12 +46,12 @@ def search(
     measure: Measure,
     *,
     budget_seconds: float,
-    mixed_policy: str | None,
+    mixed_policies: Sequence[str],
     loss_tolerance: float = 0.1,
     clock: Callable[[], float] = time.monotonic,
     on_trial: Callable[[Trial], None] | None = None,
 ) -> TuneResult:
-    """Run the trials; ``mixed_policy`` is the GPU's mixed policy, or None when it has no Tensor Cores.
+    """Run the trials; ``mixed_policies`` are the Keras mixed policies worth trying on this GPU (may be empty).
 
     ``on_trial`` sees each trial once its fate is decided (kept, slower, numerically off, OOM…).
     """
@@ -75,17 +78,25 @@ def search(
     def mark(trial: Trial, outcome: str, reason: str) -> None:
         trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
 
-    def keep_if_faster(step: str, config: TrialConfig, slower: str, numerics_note: str | None = None) -> Trial:
-        """Run a variant of the best and return the new best: the variant when it is faster.
+    def keep_if_faster(
+        step: str,
+        config: TrialConfig,
+        slower: str,
+        numerics_note: str | None = None,
+        reference: Trial | None = None,
+        gain: float = 1.02,
+    ) -> Trial:
+        """Run a variant of the best and return the new best: the variant when it is ``gain`` times faster.
 
-        With ``numerics_note`` the variant must also end at a loss close to the best's, since
-        lower precision and XLA may change the numbers, not only the speed.
+        With ``numerics_note`` the variant must also end at a loss close to ``reference``'s (the
+        best's by default), since lower precision and XLA may change the numbers, not only the speed.
         """
         trial = run(step, config)
-        if numerics_note is not None and trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
-            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g}{numerics_note}")
+        ref = reference or best
+        if numerics_note is not None and trial.outcome == "ok" and not _numerically_close(trial, ref, loss_tolerance):
+            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
             return best
-        if _better(trial, best):
+        if _better(trial, best, gain):
             return trial
         if trial.outcome == "ok":
             mark(trial, "slower", slower)
@@ -96,6 +107,11 @@ def search(
         settle()
         return TuneResult(tuple(trials), first, first, clock() - start)
     best = first
+
+    if best.config.jit_compile is not False:
+        config = replace(best.config, jit_compile=False)
+        # Kept unless clearly slower: XLA has to earn its compile time.
+        best = keep_if_faster("XLA off", config, "slower than with XLA", numerics_note="", gain=0.98)
 
     for pipeline in ("tf.data", "tf.data+cache"):
         best = keep_if_faster("input pipeline", replace(best.config, input=pipeline), "no faster than the current best")
@@ -124,14 +140,18 @@ def search(
         else:
             break
 
-    if mixed_policy:
-        config = replace(best.config, precision=mixed_policy)
-        best = keep_if_faster("precision", config, "no faster than float32", numerics_note=" in float32")
+    # Both mixed policies where the GPU has both: which is faster depends on the model and on
+    # TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one).
+    full_precision = best
+    for policy in mixed_policies:
+        config = replace(full_precision.config, precision=policy)
+        best = keep_if_faster(
+            "precision", config, "no faster than the best so far", numerics_note=" in float32", reference=full_precision
+        )
 
-    for jit in (False, True):
-        if best.config.jit_compile != jit:
-            config = replace(best.config, jit_compile=jit)
-            best = keep_if_faster("XLA", config, f"jit_compile={jit} no faster", numerics_note="")
+    if best.config.jit_compile is not True:
+        config = replace(best.config, jit_compile=True)
+        best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
 
     for steps in (8, 32):
         best = keep_if_faster("steps_per_execution", replace(best.config, steps_per_execution=steps), "no faster")

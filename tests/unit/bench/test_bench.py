@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tfgpu.bench.run import compare, entry_name, run_benchmark
+from tfgpu.bench.naming import entry_name
+from tfgpu.bench.run import compare, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.probe.runner import ProbeRun
@@ -67,3 +68,56 @@ def test_a_crashed_child_gives_failed_entries_with_the_reason():
         "quick", suite("quick", tiny=True), RecordedBench(None, "crashed"), gpu_name="NVIDIA H200", environ={}
     )
     assert not any(e.ok for e in result.entries) and "SIGSEGV" in result.entries[0].error
+
+
+class SpecEchoRunner:
+    """Answers like the worker: one result per spec in the spec file, recording each child's env."""
+
+    def __init__(self):
+        self.children = []
+
+    def run(self, task, *, timeout_seconds=0, env=None, args=()):
+        specs = json.loads(Path(args[1]).read_text())
+        self.children.append(dict(env or {}))
+        on_cpu = (env or {}).get("CUDA_VISIBLE_DEVICES") == ""
+        results = [
+            {
+                "spec": s,
+                "ok": True,
+                "value": 10.0 if on_cpu else 500.0,
+                "unit": "u",
+                "device": "/CPU:0" if on_cpu else "/GPU:0",
+            }
+            for s in specs
+        ]
+        return ProbeRun("ok", "python3", 1.0, timeout_seconds, {"ok": True, "data": {"results": results}}, "", 0)
+
+
+def test_specs_needing_other_settings_get_their_own_child_and_keep_their_order():
+    specs = suite("full", tiny=False)
+    runner = SpecEchoRunner()
+    result = run_benchmark("full", specs, runner, gpu_name="NVIDIA H200", environ={"KEEP": "1"})
+    envs = [{k: v for k, v in c.items() if k not in ("KEEP", "TF_CPP_MIN_LOG_LEVEL")} for c in runner.children]
+    assert envs == [{}, {"TF_CUDNN_USE_AUTOTUNE": "0"}, {"CUDA_VISIBLE_DEVICES": ""}]
+    assert all(c["KEEP"] == "1" for c in runner.children)
+    assert [e.name for e in result.entries] == [entry_name(s) for s in specs]
+    autotune_off = [e.name for e in result.entries if "TF_CUDNN_USE_AUTOTUNE=0" in e.name]
+    assert autotune_off == [
+        "conv 3x3 float32 fwd+bwd b64 56x56x64 [TF_CUDNN_USE_AUTOTUNE=0]",
+        "conv 3x3 bfloat16 fwd+bwd b64 56x56x64 [TF_CUDNN_USE_AUTOTUNE=0]",
+    ]
+
+
+def test_cpu_workloads_carry_the_gpu_speedup():
+    result = run_benchmark("models", suite("models", tiny=False), SpecEchoRunner(), gpu_name=None, environ={})
+    cpu = [e for e in result.entries if e.name.endswith("on CPU")]
+    assert [e.name for e in cpu] == ["mnist_cnn float32 b1024 on CPU"] and cpu[0].gpu_speedup == 50.0
+    assert all(e.gpu_speedup is None for e in result.entries if e not in cpu)
+
+
+def test_model_names_say_what_differs():
+    spec = {"kind": "model", "model": "resnet50", "batch": 256, "precision": "mixed_bfloat16"}
+    assert entry_name({**spec, "layout_optimizer": False}) == "resnet50 mixed_bfloat16 b256 layout-optimizer off"
+    assert entry_name({**spec, "xla": True, "input": "numpy", "steps_per_execution": 32}) == (
+        "resnet50 mixed_bfloat16 xla b256 numpy spe32"
+    )

@@ -18,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu bench``."""
     parser.add_argument("--suite", choices=SUITE_NAMES, default="quick")
     parser.add_argument("--json", action="store_true", help="print a versioned JSON document")
+    parser.add_argument("--save", metavar="FILE", help="also write the --json document here (for a later --compare)")
     parser.add_argument("--compare", metavar="OLD_JSON", help="print the ratio to a previous --json run per figure")
     parser.add_argument("--tiny", action="store_true", help="CPU-sized workloads (automatic without a GPU)")
     parser.add_argument("--python", metavar="PATH", help="run the workloads with another interpreter")
@@ -32,6 +33,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             previous = json.loads(Path(args.compare).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot read {args.compare}: {exc}") from None
+    if args.save and not Path(args.save).resolve().parent.is_dir():
+        raise UsageError(f"cannot write {args.save}: no such directory")
     nvml = env.nvml_factory()
     try:
         gpu_name: str | None = nvml.name(0) if nvml.device_count() else None
@@ -48,9 +51,14 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             timeout_seconds=args.timeout,
         )
     ratios = compare(result, previous) if previous else None
-    if args.json:
-        from tfgpu.report.bench import render_bench_json
+    from tfgpu.report.bench import render_bench_json
 
+    if args.save:
+        try:
+            Path(args.save).write_text(render_bench_json(result, ratios), encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.save}: {exc}") from None
+    if args.json:
         env.stdout.write(render_bench_json(result, ratios))
     else:
         from tfgpu.report.bench import bench_table

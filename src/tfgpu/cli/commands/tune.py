@@ -10,7 +10,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.tuning.advice import batch_caveat, code_change
-from tfgpu.tuning.api import mixed_policy_for
+from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
 from tfgpu.tuning.search import search
 
@@ -41,22 +41,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="PATH", help="run the trials with another interpreter")
 
 
-def _baseline(script: str, batch_size: int | None) -> TrialConfig:
-    """The script's BASELINE (read without running the script's other code is impossible, so it is parsed)."""
-    import ast
-
-    values: dict[str, object] = {}
-    with open(script, encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BASELINE" for t in node.targets):
-            values = dict(ast.literal_eval(node.value))
-    if batch_size:
-        values["batch_size"] = batch_size
-    values.setdefault("batch_size", 64)
-    return TrialConfig(**values)  # type: ignore[arg-type]
-
-
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Search, printing each trial as it ends, then the winner and the code change."""
     if args.template:
@@ -67,7 +51,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     if not os.path.isfile(args.script):
         raise UsageError(f"{args.script}: no such file")
     try:
-        baseline = _baseline(args.script, args.batch_size)
+        baseline = script_baseline(args.script, args.batch_size)
     except (SyntaxError, ValueError, TypeError) as exc:
         raise UsageError(f"{args.script}: cannot read BASELINE: {exc}") from None
     nvml = env.nvml_factory()
@@ -84,7 +68,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     def show(trial: Trial) -> None:
         console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)
 
-    result = search(baseline, measured, budget_seconds=args.budget, mixed_policy=mixed_policy_for(nvml), on_trial=show)
+    result = search(
+        baseline, measured, budget_seconds=args.budget, mixed_policies=mixed_policies_for(nvml), on_trial=show
+    )
     code = code_change(result.baseline.config, result.best.config)
     caveat = batch_caveat(result.baseline.config, result.best.config)
     if args.json:

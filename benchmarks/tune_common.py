@@ -1,0 +1,84 @@
+"""Shared by tune_mnist.py and tune_resnet50.py: hand-picked configurations against `tune`'s winner.
+
+Both run the same example script through the same trial runner (a fresh TensorFlow child per
+trial), so the hand figures and the search's are measured the same way, in the same run.
+The target (issue 9): the winner reaches >= 0.9 of the best hand configuration within the
+budget. ``--hand-from`` reuses hand figures measured earlier in the same session (a device
+call is limited to 10 minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.nvml.client import PynvmlClient
+from tfgpu.report.tune import describe, trial_row
+from tfgpu.tuning.api import mixed_policies_for, script_baseline
+from tfgpu.tuning.run import TrialRunner, tune_runner
+from tfgpu.tuning.search import search
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _print(trial: Trial) -> None:
+    print(" | ".join(trial_row(trial)), flush=True)
+
+
+def main(example: str, hand: list[TrialConfig], doc: str) -> None:
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--budget", type=float, default=600.0, metavar="SECONDS")
+    parser.add_argument("--hand-from", metavar="JSON", help="hand trials measured earlier (this script's --json)")
+    parser.add_argument("--skip-tune", action="store_true", help="measure the hand configurations only")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+    script = str(EXAMPLES / example)
+    nvml = PynvmlClient()
+    measure = TrialRunner(script, tune_runner(), nvml, dict(os.environ))
+    doc_out: dict[str, object] = {"example": example}
+    if args.hand_from:
+        hand_rows = json.loads(Path(args.hand_from).read_text())["hand"]
+    else:
+        print("hand-picked configurations:")
+        hand_rows = []
+        for config in hand:
+            trial = measure("hand", config)
+            _print(trial)
+            hand_rows.append({"config": dataclasses.asdict(config), "samples_per_second": trial.samples_per_second})
+    doc_out["hand"] = hand_rows
+    best_hand = max((r for r in hand_rows if r["samples_per_second"]), key=lambda r: r["samples_per_second"])
+    print(f"best hand configuration: {best_hand['config']} {best_hand['samples_per_second']:,.0f} samples/s")
+    if not args.skip_tune:
+        print(f"tune, budget {args.budget:.0f} s:")
+        start = time.monotonic()
+        result = search(
+            script_baseline(script, None),
+            measure,
+            budget_seconds=args.budget,
+            mixed_policies=mixed_policies_for(nvml),
+            on_trial=_print,
+        )
+        wall = time.monotonic() - start
+        ratio = (result.best.samples_per_second or 0.0) / best_hand["samples_per_second"]
+        print(
+            f"tune winner: {describe(result.best)} {result.best.samples_per_second or 0:,.0f} samples/s, "
+            f"{result.speedup or 0:.1f}x the seed configuration, {len(result.trials)} trials in {wall:.0f} s"
+        )
+        print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
+        doc_out.update(
+            winner=dataclasses.asdict(result.best.config),
+            winner_samples_per_second=result.best.samples_per_second,
+            baseline_samples_per_second=result.baseline.samples_per_second,
+            ratio_to_hand=ratio,
+            seconds=wall,
+            trials=[{**dataclasses.asdict(t), "config": dataclasses.asdict(t.config)} for t in result.trials],
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc_out, indent=2))
+    sys.stdout.flush()

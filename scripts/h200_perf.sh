@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issues 7 and 9 on the lent H200, in device calls of < 10 minutes each (after
+# `.gpu-stack/device.sh assemble`; carry .whl with nvitop, gpustat, blessed, wcwidth, jinxed):
+#   bash scripts/h200_perf.sh issue7       cuBLAS direct + logs, bench --suite full, TF vs torch, monitor cost
+#   bash scripts/h200_perf.sh causes       burn --minutes 2, training causes, ResNet-50 hand configurations
+#   bash scripts/h200_perf.sh tune-mnist   benchmarks/tune_mnist.py
+#   bash scripts/h200_perf.sh tune-resnet  benchmarks/tune_resnet50.py with the hand figures of "causes"
+# Everything lands in $OUT/<part>/; state kept between calls of one lease in /tmp/tfgpu-h200.
+set -u
+part=$1
+root=$(pwd)
+keep=/tmp/tfgpu-h200; mkdir -p "$keep"
+o=$OUT/$part; mkdir -p "$o"
+source .gpu-stack/device.sh env
+export PYTHONPATH=$PYTHONPATH:$root/src:/tmp/site PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2
+[ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
+step() { local limit=$1 name=$2; shift 2; local t0=$SECONDS; timeout "$limit" "$@" >"$o/$name" 2>&1; echo "[exit $? after $((SECONDS - t0)) s]" >>"$o/$name"; }
+bf16_product='import tensorflow as tf
+a = tf.cast(tf.random.normal([8192, 8192]), tf.bfloat16)
+for _ in range(3): float(tf.reduce_sum(tf.cast(tf.linalg.matmul(a, a)[:1, :1], tf.float32)))'
+torch_product='import torch
+a = torch.randn(8192, 8192, device="cuda").bfloat16()
+for _ in range(3): float((a @ a)[0, 0])'
+case $part in
+issue7)
+  { nvidia-smi; python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)";
+    python3 -m pip list 2>/dev/null | grep -i -E "nvidia|tensorflow|keras|torch"; } >"$o/versions.txt" 2>&1
+  step 90 cublas-direct.txt python3 benchmarks/cublas_direct.py
+  step 90 tf-logged-run.txt env CUBLASLT_LOG_LEVEL=5 CUBLASLT_LOG_FILE="$o/tf-cublaslt.log" \
+    CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG="$o/tf-cublas.log" python3 -c "$bf16_product"
+  step 60 torch-logged-run.txt env CUBLASLT_LOG_LEVEL=5 CUBLASLT_LOG_FILE="$o/torch-cublaslt.log" \
+    CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG="$o/torch-cublas.log" python3 -c "$torch_product"
+  for f in "$o"/*.log; do [ -f "$f" ] && { head -c 400000 "$f" >"$f.head"; rm "$f"; }; done
+  step 330 bench-full.txt python3 -m tfgpu bench --suite full --save "$o/bench-full.json"
+  step 200 tf-vs-torch.txt python3 benchmarks/tf_vs_torch.py --json "$o/tf-vs-torch.json"
+  step 60 monitor-per-sample.txt python3 -c "import sys; sys.path.insert(0, 'benchmarks'); import monitor_overhead as m; m.per_sample(500)"
+  ;;
+causes)
+  step 170 burn-2min.txt python3 -m tfgpu burn --minutes 2
+  step 260 training-causes.txt python3 benchmarks/training_causes.py --json "$o/training-causes.json"
+  step 220 resnet50-hand.txt python3 benchmarks/tune_resnet50.py --skip-tune --json "$keep/resnet50-hand.json"
+  cp "$keep/resnet50-hand.json" "$o/" 2>/dev/null
+  ;;
+tune-mnist)
+  step 560 tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-300}" --json "$o/tune-mnist.json"
+  ;;
+tune-resnet)
+  hand=(); [ -f "$keep/resnet50-hand.json" ] && hand=(--hand-from "$keep/resnet50-hand.json")
+  step 580 tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-450}" "${hand[@]}" --json "$o/tune-resnet50.json"
+  ;;
+esac
+for f in "$o"/*.txt; do echo "== $f"; tail -30 "$f" | cut -c1-220; done
