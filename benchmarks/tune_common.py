@@ -52,7 +52,10 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
             _print(trial)
             hand_rows.append({"config": dataclasses.asdict(config), "samples_per_second": trial.samples_per_second})
     doc_out["hand"] = hand_rows
-    best_hand = max((r for r in hand_rows if r["samples_per_second"]), key=lambda r: r["samples_per_second"])
+    measured = [r for r in hand_rows if r["samples_per_second"]]
+    if not measured:
+        sys.exit("no hand configuration ran: nothing to compare the search with")
+    best_hand = max(measured, key=lambda r: r["samples_per_second"])
     print(f"best hand configuration: {best_hand['config']} {best_hand['samples_per_second']:,.0f} samples/s")
     if not args.skip_tune:
         print(f"tune, budget {args.budget:.0f} s:")

@@ -5,16 +5,22 @@
 #   bash scripts/h200_perf.sh causes       burn --minutes 2, training causes, ResNet-50 hand configurations
 #   bash scripts/h200_perf.sh tune-mnist   benchmarks/tune_mnist.py
 #   bash scripts/h200_perf.sh tune-resnet  benchmarks/tune_resnet50.py with the hand figures of "causes"
-# Everything lands in $OUT/<part>/; state kept between calls of one lease in /tmp/tfgpu-h200.
+# Each part's files land in $OUT/<part>.tgz (at most 8 files come back from a call), refreshed
+# after every step so a call cut short still returns what it finished; state kept between the
+# calls of one lease in /tmp/tfgpu-h200.
 set -u
 part=$1
 root=$(pwd)
 keep=/tmp/tfgpu-h200; mkdir -p "$keep"
-o=$OUT/$part; mkdir -p "$o"
+o=$keep/$part; rm -rf "$o"; mkdir -p "$o"
 source .gpu-stack/device.sh env
 export PYTHONPATH=$PYTHONPATH:$root/src:/tmp/site PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2
 [ -d /tmp/site ] || python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/dev/null 2>&1
-step() { local limit=$1 name=$2; shift 2; local t0=$SECONDS; timeout "$limit" "$@" >"$o/$name" 2>&1; echo "[exit $? after $((SECONDS - t0)) s]" >>"$o/$name"; }
+step() {
+  local limit=$1 name=$2; shift 2; local t0=$SECONDS
+  timeout "$limit" "$@" >"$o/$name" 2>&1; echo "[exit $? after $((SECONDS - t0)) s]" >>"$o/$name"
+  tar -C "$keep" -czf "$OUT/$part.tgz" "$part"
+}
 bf16_product='import tensorflow as tf
 a = tf.cast(tf.random.normal([8192, 8192]), tf.bfloat16)
 for _ in range(3): float(tf.reduce_sum(tf.cast(tf.linalg.matmul(a, a)[:1, :1], tf.float32)))'
@@ -38,15 +44,15 @@ issue7)
 causes)
   step 170 burn-2min.txt python3 -m tfgpu burn --minutes 2
   step 260 training-causes.txt python3 benchmarks/training_causes.py --json "$o/training-causes.json"
-  step 220 resnet50-hand.txt python3 benchmarks/tune_resnet50.py --skip-tune --json "$keep/resnet50-hand.json"
-  cp "$keep/resnet50-hand.json" "$o/" 2>/dev/null
+  step 220 resnet50-hand.txt python3 benchmarks/tune_resnet50.py --skip-tune --json "$o/resnet50-hand.json"
   ;;
 tune-mnist)
   step 560 tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-300}" --json "$o/tune-mnist.json"
   ;;
 tune-resnet)
-  hand=(); [ -f "$keep/resnet50-hand.json" ] && hand=(--hand-from "$keep/resnet50-hand.json")
+  hand=(); [ -f "$keep/causes/resnet50-hand.json" ] && hand=(--hand-from "$keep/causes/resnet50-hand.json")
   step 580 tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-450}" "${hand[@]}" --json "$o/tune-resnet50.json"
   ;;
 esac
+tar -C "$keep" -czf "$OUT/$part.tgz" "$part"
 for f in "$o"/*.txt; do echo "== $f"; tail -30 "$f" | cut -c1-220; done

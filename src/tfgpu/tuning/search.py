@@ -5,9 +5,9 @@ Why: the dimensions interact weakly on most models, a grid of 3 pipelines × ~8 
 restarts TensorFlow. So each dimension is settled in turn, keeping the best so far. First
 XLA off, when the start has it on (Keras's jit_compile="auto" means XLA on a GPU): every later
 trial that inherits XLA pays its compilation in the warm-up, which on a large model costs
-more than the trial itself. Then the most decisive dimensions (the input pipeline, then the
-batch size, which sets how busy the GPU can get at all), then precision, XLA on again, and
-the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
+more than the trial itself. Then the input pipeline, precision (before the batch: mixed
+precision halves activation memory, so the batch search then finds the largest batch for the
+precision actually used), the batch size, XLA on again, and the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
 binary search between the last size that fitted and the first that did not finds the largest
 that fits. A change is kept only if it is faster and, for precision and XLA, if the loss after
 the same steps stays within ``loss_tolerance`` of the float32 run of the same configuration.
@@ -116,6 +116,15 @@ def search(
     for pipeline in ("tf.data", "tf.data+cache"):
         best = keep_if_faster("input pipeline", replace(best.config, input=pipeline), "no faster than the current best")
 
+    # Both mixed policies where the GPU has both: which is faster depends on the model and on
+    # TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one).
+    full_precision = best
+    for policy in mixed_policies:
+        config = replace(full_precision.config, precision=policy)
+        best = keep_if_faster(
+            "precision", config, "no faster than the best so far", numerics_note=" in float32", reference=full_precision
+        )
+
     fits, too_big = best.config.batch_size, None
     while fits * 2 <= MAX_BATCH:
         trial = run("batch size", replace(best.config, batch_size=fits * 2))
@@ -139,15 +148,6 @@ def search(
                 best = trial
         else:
             break
-
-    # Both mixed policies where the GPU has both: which is faster depends on the model and on
-    # TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one).
-    full_precision = best
-    for policy in mixed_policies:
-        config = replace(full_precision.config, precision=policy)
-        best = keep_if_faster(
-            "precision", config, "no faster than the best so far", numerics_note=" in float32", reference=full_precision
-        )
 
     if best.config.jit_compile is not True:
         config = replace(best.config, jit_compile=True)
