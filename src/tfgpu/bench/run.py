@@ -12,9 +12,11 @@ from importlib import resources
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
+from tfgpu.knowledge.measured import best_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
+from tfgpu.probe.tf_logs import summarize_error
 
 
 def bench_worker_path() -> str:
@@ -58,6 +60,12 @@ def _run_children(
     return results
 
 
+def _summary(error: str) -> str:
+    """``Type: message`` with the message cut to the line that names the cause."""
+    kind, sep, message = error.partition(": ")
+    return f"{kind}: {summarize_error(message)}" if sep else summarize_error(error)
+
+
 def run_benchmark(
     suite: str,
     specs: Sequence[Mapping[str, Any]],
@@ -96,8 +104,9 @@ def run_benchmark(
                 peak=peak,
                 device=str(r.get("device", "")),
                 relative_error=r.get("relative_error"),
-                error=r.get("error"),
+                error=_summary(r["error"]) if r.get("error") else None,
                 first_epoch_seconds=r.get("first_epoch_seconds"),
+                best_measured=best_measured(gpu_name, entry_name(spec)) if on_gpu else None,
             )
         )
     values = {e.name: e.value for e in entries if e.ok and e.value}

@@ -20,6 +20,8 @@ class BenchEntry:
     error: str | None = None
     first_epoch_seconds: float | None = None
     """Models: the first epoch, tracing and compilation included (what a short run pays)."""
+    best_measured: float | None = None
+    """The best value tfgpu has recorded for this workload on this GPU model."""
     gpu_speedup: float | None = None
     """CPU workloads: how many times faster the same workload ran on the GPU."""
 

@@ -31,6 +31,8 @@ class Trial:
     loss: float | None = None
     utilization_percent: float | None = None
     reason: str = ""
+    warmup_seconds: float | None = None
+    """The first, untimed epoch: tracing, autotuning and XLA compilation (what each new run pays)."""
 
 
 @dataclass(frozen=True)

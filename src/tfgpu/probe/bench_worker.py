@@ -290,7 +290,7 @@ def run_specs(tf: Any, np: Any, specs: list[dict[str, Any]]) -> list[dict[str, A
                 {
                     "spec": spec,
                     "ok": False,
-                    "error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+                    "error": f"{type(exc).__name__}: {str(exc).strip()[:4000]}",  # the parent summarizes
                 }
             )
     return out

@@ -103,3 +103,21 @@ def parse_log(text: str) -> tuple[LogEvent, ...]:
 def failed_libraries(events: Iterable[LogEvent]) -> list[str]:
     """Library names TF could not dlopen, in order, without repeats."""
     return list(dict.fromkeys(e.library for e in events if e.kind == "dso_failed" and e.library))
+
+
+_ERROR_NOISE = re.compile(r"^(?:Graph execution error:|Detected at node|Node: |Hint: |\[\[|\[Op:|File \"|Traceback )")
+
+
+def summarize_error(message: str) -> str:
+    """The line of a TensorFlow error message that says what went wrong.
+
+    A ``Graph execution error`` starts with boilerplate and the Python frames that built the
+    node; the cause (OOM, "Failed to determine best cudnn convolution algorithm", an XLA
+    INTERNAL status) comes after them, followed by ``[[{{node …}}]]`` and hints.
+    """
+    lines = [line.strip() for line in _ANSI.sub("", message).splitlines()]
+    indented = {i for i, raw in enumerate(message.splitlines()) if raw[:1] in (" ", "\t")}
+    for i, line in enumerate(lines):
+        if line and i not in indented and not _ERROR_NOISE.match(line):
+            return line
+    return next((line for line in lines if line), "")

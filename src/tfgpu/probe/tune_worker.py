@@ -76,7 +76,9 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
     jit = config.get("jit_compile", "auto")
     model.compile(**compile_kwargs, jit_compile=jit, steps_per_execution=int(config.get("steps_per_execution", 1)))
     fit_args, count = make_input(tf, module.make_dataset(), config)
+    start = time.perf_counter()
     model.fit(**fit_args, epochs=1, verbose=0)  # warm-up: tracing, autotuning, XLA compilation
+    warmup = time.perf_counter() - start
     start = time.perf_counter()
     history = model.fit(**fit_args, epochs=int(config.get("epochs", 1)), verbose=0)
     seconds = time.perf_counter() - start
@@ -84,6 +86,7 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
     return {
         "samples_per_second": count * int(config.get("epochs", 1)) / seconds,
         "seconds": seconds,
+        "warmup_seconds": warmup,
         "loss": float(history.history["loss"][-1]),
     }
 

@@ -16,16 +16,28 @@ BENCH_SCHEMA_VERSION = 1
 def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> Table:
     """One row per workload: figure, share of the datasheet peak, numerical error."""
     table = Table(title=f"tfgpu bench --suite {result.suite} on {result.gpu_name or 'no GPU'}", header_style="bold")
-    for column in ("workload", "result", "of peak", "rel. error", *(("vs old",) if ratios else ()), "note"):
+    for column in (
+        "workload",
+        "result",
+        "of peak",
+        "of best seen",
+        "rel. error",
+        *(("vs old",) if ratios else ()),
+        "note",
+    ):
         table.add_column(column, no_wrap=column != "note")
     for e in result.entries:
         value = f"{e.value:,.1f} {e.unit}" if e.ok and e.value is not None else "failed"
         share = f"{e.fraction_of_peak:.0%} of {e.peak:g}" if e.fraction_of_peak is not None and e.peak else "-"
+        best = f"{e.value / e.best_measured:.0%}" if e.ok and e.value and e.best_measured else "-"
         error = f"{e.relative_error:.1e}" if e.relative_error is not None else "-"
         extra = (f"{ratios[e.name]:.2f}x" if e.name in ratios else "-",) if ratios else ()
-        table.add_row(e.name, value, share, error, *extra, e.error or _note(e))
+        table.add_row(e.name, value, share, best, error, *extra, e.error or _note(e))
     if result.peaks_source:
-        table.caption = f"peaks: dense datasheet figures, {result.peaks_source}"
+        table.caption = (
+            f"peaks: dense datasheet figures, {result.peaks_source}; best seen: tfgpu's best recorded run on this "
+            "GPU model; first epoch: tracing, autotuning and XLA compilation"
+        )
     return table
 
 
@@ -33,9 +45,9 @@ def _note(e: BenchEntry) -> str:
     """The device, and what a reader compares next: the GPU's speedup, or the first epoch's cost."""
     parts = [e.device]
     if e.gpu_speedup is not None:
-        parts.append(f"the GPU runs it {e.gpu_speedup:,.0f}x faster")
+        parts.append(f"GPU {e.gpu_speedup:,.0f}x faster")
     if e.first_epoch_seconds is not None:
-        parts.append(f"first epoch {e.first_epoch_seconds:.1f} s (tracing, compiling)")
+        parts.append(f"first epoch {e.first_epoch_seconds:.1f} s")
     return "; ".join(p for p in parts if p)
 
 

@@ -18,7 +18,8 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     """One row of the live table."""
     rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"
     util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
-    return (trial.step, describe(trial), rate, util, trial.outcome, trial.reason)
+    warmup = f"warm-up {trial.warmup_seconds:.1f} s" if trial.warmup_seconds is not None else "-"
+    return (trial.step, describe(trial), rate, util, warmup, trial.outcome, trial.reason)
 
 
 def render_tune_json(result: TuneResult, code: str, caveat: str | None) -> str:

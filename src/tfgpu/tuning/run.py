@@ -14,6 +14,7 @@ from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
+from tfgpu.probe.tf_logs import summarize_error
 
 
 def tune_worker_path() -> str:
@@ -74,12 +75,23 @@ class TrialRunner:
         if not run.envelope.get("ok"):
             error = run.envelope.get("error") or {}
             return Trial(
-                step, config, "error", reason=f"{error.get('type')}: {str(error.get('message', '')).strip()[:200]}"
+                step,
+                config,
+                "error",
+                reason=f"{error.get('type')}: {summarize_error(str(error.get('message', '')))[:300]}",
             )
         data = run.envelope["data"]
         if data.get("outcome") == "oom":
             return Trial(step, config, "oom", reason=data.get("message", "out of memory"), utilization_percent=util)
-        return Trial(step, config, "ok", data.get("samples_per_second"), data.get("loss"), util)
+        return Trial(
+            step,
+            config,
+            "ok",
+            data.get("samples_per_second"),
+            data.get("loss"),
+            util,
+            warmup_seconds=data.get("warmup_seconds"),
+        )
 
     def _sampler(self) -> Sampler | None:
         if self.nvml is None:

@@ -121,3 +121,25 @@ def test_model_names_say_what_differs():
     assert entry_name({**spec, "xla": True, "input": "numpy", "steps_per_execution": 32}) == (
         "resnet50 mixed_bfloat16 xla b256 numpy spe32"
     )
+
+
+def test_gpu_entries_are_put_against_the_best_recorded_run_on_that_model():
+    result = run_benchmark("matmul", suite("matmul", tiny=False), SpecEchoRunner(), gpu_name="NVIDIA H200", environ={})
+    bf16 = next(e for e in result.entries if e.name == "matmul bfloat16 8192")
+    assert bf16.best_measured and bf16.best_measured > bf16.value  # 500 echoed vs the recorded ~688
+    assert all(e.best_measured is None for e in result.entries if e.name.endswith("on CPU"))
+
+
+def test_every_best_measured_row_is_the_best_of_the_run_it_cites():
+    import csv
+
+    root = Path(__file__).parents[3]
+    table = root / "src" / "tfgpu" / "knowledge" / "data" / "gpu_measured.csv"
+    for row in csv.DictReader(table.open()):
+        doc = json.loads((root / row["source"]).read_text())
+        values = (
+            [e["value"] for e in doc["entries"] if e["name"] == row["workload"] and e.get("value")]
+            if isinstance(doc, dict)
+            else [r["samples_per_second"] for r in doc if r["name"] == row["workload"] and r["samples_per_second"]]
+        )
+        assert values and float(row["value"]) == pytest.approx(max(values), rel=1e-3), row

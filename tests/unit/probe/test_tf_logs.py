@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tfgpu.probe.tf_logs import failed_libraries, parse_lines, parse_log
+from tfgpu.probe.tf_logs import failed_libraries, parse_lines, parse_log, summarize_error
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
@@ -128,3 +128,20 @@ def test_benign_corpus_logs_produce_no_loader_failure_events():
 def test_parser_never_raises_on_arbitrary_text(lines):
     events = parse_lines(lines)
     assert all(1 <= e.line_number <= len(lines) for e in events)
+
+
+def test_error_summary_skips_the_graph_execution_boilerplate():
+    message = (
+        "Graph execution error:\n\n"
+        "Detected at node 'sequential/conv2d/Conv2D' defined at (most recent call last):\n"
+        '    File "train.py", line 10, in <module>\n'
+        "      model.fit(x, y)\n"
+        "Node: 'sequential/conv2d/Conv2D'\n"
+        "OOM when allocating tensor with shape[65536,32,26,26] and type float on /job:localhost/replica:0/task:0/device:GPU:0\n"
+        "\t [[{{node sequential/conv2d/Conv2D}}]]\n"
+        "Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom.\n"
+        " [Op:__inference_train_function_1234]"
+    )
+    assert summarize_error(message).startswith("OOM when allocating tensor with shape[65536")
+    assert summarize_error("plain message\nsecond line") == "plain message"
+    assert summarize_error("Graph execution error:\n\n\t [[{{node x}}]]") == "Graph execution error:"

@@ -10,7 +10,11 @@ from tfgpu.tuning.search import search
 
 
 def fake_measure(
-    oom_above: int = 1024, mixed_loss_shift: float = 0.0, calls: list | None = None, precision_gain: dict | None = None
+    oom_above: int = 1024,
+    mixed_loss_shift: float = 0.0,
+    calls: list | None = None,
+    precision_gain: dict | None = None,
+    xla_gain: float = 0.5,
 ):
     """Throughput grows with batch (saturating), tf.data helps, mixed helps, XLA hurts."""
 
@@ -22,7 +26,8 @@ def fake_measure(
         rate = 1000.0 * min(config.batch_size, 512) ** 0.8
         rate *= {"numpy": 0.2, "tf.data": 1.0, "tf.data+cache": 1.1}[config.input]
         rate *= (precision_gain or {}).get(config.precision, 1.6 if config.precision != "float32" else 1.0)
-        rate *= 0.5 if config.jit_compile is True else 1.0
+        rate *= xla_gain if config.jit_compile is True else 1.0
+        rate *= xla_gain if config.jit_compile == "auto" and xla_gain > 1 else 1.0  # "auto" is XLA on a GPU
         loss = 0.5 + (mixed_loss_shift if config.precision != "float32" else 0.0)
         return Trial(step, config, "ok", rate, loss, 40.0)
 
@@ -71,6 +76,25 @@ def test_both_mixed_policies_are_measured_against_the_float32_loss():
     precision = [(t.config.precision, t.outcome) for t in result.trials if t.step == "precision"]
     assert precision == [("mixed_bfloat16", "slower"), ("mixed_float16", "ok")]
     assert result.best.config.precision == "mixed_float16"
+
+
+def test_xla_is_judged_last_even_when_it_wins_at_the_start():
+    # As on the H200: XLA faster at the seed's batch 64, but each XLA trial pays its compilation.
+    result = search(TrialConfig(batch_size=64), fake_measure(xla_gain=1.4), budget_seconds=1e9, mixed_policies=())
+    steps = [(t.step, t.config.jit_compile) for t in result.trials]
+    assert steps[1] == ("XLA off", False) and result.trials[1].outcome == "ok"
+    assert "kept to search without compile costs" in result.trials[1].reason
+    assert all(jit is False for step, jit in steps[1:-1]) and steps[-1] == ("XLA", True)
+    assert result.best.config.jit_compile is True and result.best.config.batch_size == 512
+
+
+def test_the_start_stays_the_winner_when_nothing_beats_it():
+    def measure(step, config):
+        rate = 900.0 if config == TrialConfig(batch_size=64) else 500.0
+        return Trial(step, config, "ok", rate, 0.5)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
+    assert result.best is result.trials[0] and result.speedup == 1.0
 
 
 def test_budget_skips_the_remaining_trials_and_on_trial_sees_each_once():
