@@ -135,7 +135,7 @@ def test_every_best_measured_row_is_the_best_of_the_run_it_cites():
 
     root = Path(__file__).parents[3]
     table = root / "src" / "tfgpu" / "knowledge" / "data" / "gpu_measured.csv"
-    for row in csv.DictReader(table.open()):
+    for row in csv.DictReader(table.read_text().splitlines()):
         doc = json.loads((root / row["source"]).read_text())
         values = (
             [e["value"] for e in doc["entries"] if e["name"] == row["workload"] and e.get("value")]
