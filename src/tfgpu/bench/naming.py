@@ -36,11 +36,13 @@ def entry_name(spec: Mapping[str, Any]) -> str:
             *([spec["input"]] if spec.get("input", "device") != "device" else []),
             *([f"spe{spec['steps_per_execution']}"] if spec.get("steps_per_execution", 1) != 1 else []),
             *(["layout-optimizer off"] if spec.get("layout_optimizer") is False else []),
+            *([f"x{spec['replicas']} {spec.get('all_reduce', 'nccl')}"] if spec.get("replicas", 1) != 1 else []),
         ]
         name = f"{spec['model']} {' '.join(options)}"
     if spec.get("device") == "cpu":
         name += " on CPU"
-    settings = {k: v for k, v in (spec.get("env") or {}).items() if k != "CUDA_VISIBLE_DEVICES"}
+    hidden = ("CUDA_VISIBLE_DEVICES", "TFGPU_BENCH_LOGICAL_DEVICES")  # said by "on CPU" and "xN"
+    settings = {k: v for k, v in (spec.get("env") or {}).items() if k not in hidden}
     if settings:
         name += " [" + " ".join(f"{k}={v}" for k, v in sorted(settings.items())) + "]"
     return name

@@ -60,6 +60,18 @@ def _run_children(
     return results
 
 
+def _relative(entry: BenchEntry, spec: Mapping[str, Any], values: Mapping[str, float]) -> BenchEntry:
+    """The figures that compare an entry with another: GPU speedup (``speedup_of``), scaling (``scaling_of``)."""
+    value = entry.value
+    if not (entry.ok and value):
+        return entry
+    if spec.get("speedup_of") in values:
+        entry = replace(entry, gpu_speedup=values[spec["speedup_of"]] / value)
+    if spec.get("scaling_of") in values:
+        entry = replace(entry, scaling_efficiency=value / (int(spec["replicas"]) * values[spec["scaling_of"]]))
+    return entry
+
+
 def _summary(error: str) -> str:
     """``Type: message`` with the message cut to the line that names the cause."""
     kind, sep, message = error.partition(": ")
@@ -79,7 +91,7 @@ def run_benchmark(
 
     A failed child (crash, timeout) becomes failed entries carrying its reason. A spec with
     ``speedup_of`` (the name of another entry: the GPU run of a CPU workload) gets that entry's
-    value over its own.
+    value over its own; one with ``scaling_of`` (its one-replica run) its scaling efficiency.
     """
     peaks = peaks_for(gpu_name) if gpu_name else None
     start = time.monotonic()
@@ -110,12 +122,7 @@ def run_benchmark(
             )
         )
     values = {e.name: e.value for e in entries if e.ok and e.value}
-    entries = [
-        replace(e, gpu_speedup=values[spec["speedup_of"]] / e.value)
-        if e.ok and e.value and spec.get("speedup_of") in values
-        else e
-        for e, spec in zip(entries, specs, strict=True)
-    ]
+    entries = [_relative(e, spec, values) for e, spec in zip(entries, specs, strict=True)]
     return BenchmarkResult(
         suite, gpu_name, tuple(entries), peaks.source_url if peaks else None, time.monotonic() - start
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 from tfgpu.bench.naming import entry_name
 
-SUITE_NAMES = ("quick", "full", "matmul", "memory", "conv", "models")
+SUITE_NAMES = ("quick", "full", "matmul", "memory", "conv", "models", "scaling")
 
 
 def _matmul(n: int, cpu: bool) -> list[dict[str, Any]]:
@@ -78,8 +78,32 @@ def _models(tiny: bool) -> list[dict[str, Any]]:
     return specs
 
 
-def suite(name: str, *, tiny: bool) -> list[dict[str, Any]]:
-    """The workload specs of a suite.
+def _scaling(tiny: bool, gpus: int) -> list[dict[str, Any]]:
+    """Each model on 1, 2, 4… replicas (up to the GPU count) with both GPU all-reduces.
+
+    The batch per replica is fixed, so the global batch grows with the replicas (the seeds'
+    "1.8x on two GPUs" is measured that way). Without a GPU: two logical CPUs, so the code runs.
+    """
+    if tiny:
+        base: dict[str, Any] = {"kind": "model", "model": "mnist_cnn", "batch": 32, "steps": 4}
+        env = {"TFGPU_BENCH_LOGICAL_DEVICES": "2"}
+        one = {**base, "env": env}
+        return [one, {**one, "replicas": 2, "all_reduce": "reduce_to_one", "scaling_of": entry_name(one)}]
+    counts = [r for r in (2, 4, 8) if r <= gpus]
+    specs: list[dict[str, Any]] = []
+    for model, batch, steps in (("mnist_cnn", 1024, 100), ("resnet50", 256, 20)):
+        one = {"kind": "model", "model": model, "batch": batch, "steps": steps}
+        specs.append(one)
+        specs += [
+            {**one, "replicas": r, "all_reduce": a, "scaling_of": entry_name(one)}
+            for r in counts
+            for a in ("nccl", "hierarchical")
+        ]
+    return specs
+
+
+def suite(name: str, *, tiny: bool, gpus: int = 1) -> list[dict[str, Any]]:
+    """The workload specs of a suite (``gpus``: how many the machine has, for ``scaling``).
 
     Raises:
         ValueError: an unknown suite name.
@@ -90,6 +114,7 @@ def suite(name: str, *, tiny: bool) -> list[dict[str, Any]]:
         "memory": _memory(mb),
         "conv": _conv(conv_batch, 16 if tiny else 56, ("float32",) if tiny else ("float32", "bfloat16"), not tiny),
         "models": _models(tiny),
+        "scaling": _scaling(tiny, gpus),
     }
     if name in parts:
         return parts[name]

@@ -22,6 +22,8 @@ class BenchEntry:
     """Models: the first epoch, tracing and compilation included (what a short run pays)."""
     best_measured: float | None = None
     """The best value tfgpu has recorded for this workload on this GPU model."""
+    scaling_efficiency: float | None = None
+    """Replicated workloads: samples/s over (replicas × the one-replica samples/s)."""
     gpu_speedup: float | None = None
     """CPU workloads: how many times faster the same workload ran on the GPU."""
 

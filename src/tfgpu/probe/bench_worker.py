@@ -178,26 +178,50 @@ def _model_input(tf: Any, np: Any, spec: dict[str, Any], shape: tuple[int, ...],
     return {"x": tf.data.Dataset.from_tensor_slices((x, y)).batch(batch).prefetch(tf.data.AUTOTUNE)}
 
 
+ALL_REDUCE = {
+    "nccl": "NcclAllReduce",
+    "hierarchical": "HierarchicalCopyAllReduce",
+    "reduce_to_one": "ReductionToOneDevice",
+}
+
+
+def _strategy(tf: Any, spec: dict[str, Any]) -> Any:
+    """MirroredStrategy over the first ``replicas`` GPUs (logical CPUs without a GPU), or the default."""
+    replicas = int(spec.get("replicas", 1))
+    if replicas == 1:
+        return tf.distribute.get_strategy()
+    kind = "GPU" if tf.config.list_logical_devices("GPU") else "CPU"
+    devices = [d.name for d in tf.config.list_logical_devices(kind)][:replicas]
+    if len(devices) < replicas:
+        raise ValueError(f"{replicas} replicas asked for, {len(devices)} {kind} device(s) present")
+    ops = getattr(tf.distribute, ALL_REDUCE[spec.get("all_reduce", "nccl")])()
+    return tf.distribute.MirroredStrategy(devices=devices, cross_device_ops=ops)
+
+
 def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Training samples/s of a reference model, and how long the first (tracing, compiling) epoch took.
 
-    Options: ``input`` (device | numpy | tf.data), ``precision``, ``xla``, ``steps_per_execution``
-    and ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW).
+    Options: ``input`` (device | numpy | tf.data), ``precision``, ``xla``, ``steps_per_execution``,
+    ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW), and
+    ``replicas`` with ``all_reduce`` (MirroredStrategy; ``batch`` is per replica, as when a
+    global batch is scaled with the replicas).
     """
     import keras
 
     if spec.get("layout_optimizer") is False:
         tf.config.optimizer.set_experimental_options({"layout_optimizer": False})
     keras.mixed_precision.set_global_policy(spec.get("precision", "float32"))
-    model, shape, classes = _model(keras, spec["model"])
-    batch, steps = int(spec["batch"]), int(spec.get("steps", 20))
-    fit = _model_input(tf, np, spec, shape, classes)
-    model.compile(
-        optimizer="sgd",
-        loss="sparse_categorical_crossentropy",
-        jit_compile=bool(spec.get("xla", False)),
-        steps_per_execution=int(spec.get("steps_per_execution", 1)),
-    )
+    strategy = _strategy(tf, spec)
+    batch, steps = int(spec["batch"]) * strategy.num_replicas_in_sync, int(spec.get("steps", 20))
+    with strategy.scope():
+        model, shape, classes = _model(keras, spec["model"])
+        model.compile(
+            optimizer="sgd",
+            loss="sparse_categorical_crossentropy",
+            jit_compile=bool(spec.get("xla", False)),
+            steps_per_execution=int(spec.get("steps_per_execution", 1)),
+        )
+    fit = _model_input(tf, np, {**spec, "batch": batch}, shape, classes)
     start = time.perf_counter()
     model.fit(**fit, epochs=1, verbose=0)
     first = time.perf_counter() - start
@@ -296,8 +320,24 @@ def run_specs(tf: Any, np: Any, specs: list[dict[str, Any]]) -> list[dict[str, A
     return out
 
 
+def split_first_device(tf: Any, count: int) -> None:
+    """Make ``count`` logical devices of the first GPU (of the CPU without one): replicas to test with."""
+    gpus = tf.config.list_physical_devices("GPU")
+    target = gpus[0] if gpus else tf.config.list_physical_devices("CPU")[0]
+    config = (
+        [tf.config.LogicalDeviceConfiguration(memory_limit=4096)] * count
+        if gpus
+        else [tf.config.LogicalDeviceConfiguration()] * count
+    )
+    tf.config.set_logical_device_configuration(target, config)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the specs and write the envelope."""
+    """Run the specs and write the envelope.
+
+    ``TFGPU_BENCH_LOGICAL_DEVICES=N`` splits the first device into N logical ones before
+    TensorFlow initialises (the only moment it can), so replica code runs on one device.
+    """
     parser = argparse.ArgumentParser()
     parser.add_argument("task", choices=("bench",))
     parser.add_argument("--spec", required=True)
@@ -316,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         import numpy as np
         import tensorflow as tf
 
+        if os.environ.get("TFGPU_BENCH_LOGICAL_DEVICES"):
+            split_first_device(tf, int(os.environ["TFGPU_BENCH_LOGICAL_DEVICES"]))
         envelope["data"] = {
             "results": run_specs(tf, np, specs),
             "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],

@@ -46,6 +46,8 @@ def _note(e: BenchEntry) -> str:
     parts = [e.device]
     if e.gpu_speedup is not None:
         parts.append(f"GPU {e.gpu_speedup:,.0f}x faster")
+    if e.scaling_efficiency is not None:
+        parts.append(f"scaling {e.scaling_efficiency:.0%} of linear")
     if e.first_epoch_seconds is not None:
         parts.append(f"first epoch {e.first_epoch_seconds:.1f} s")
     return "; ".join(p for p in parts if p)

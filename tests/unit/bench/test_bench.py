@@ -143,3 +143,18 @@ def test_every_best_measured_row_is_the_best_of_the_run_it_cites():
             else [r["samples_per_second"] for r in doc if r["name"] == row["workload"] and r["samples_per_second"]]
         )
         assert values and float(row["value"]) == pytest.approx(max(values), rel=1e-3), row
+
+
+def test_scaling_suite_follows_the_gpu_count_and_reports_efficiency():
+    assert {s.get("replicas", 1) for s in suite("scaling", tiny=False, gpus=1)} == {1}
+    four = suite("scaling", tiny=False, gpus=4)
+    assert {(s.get("replicas", 1), s.get("all_reduce")) for s in four} == {
+        (1, None),
+        (2, "nccl"),
+        (2, "hierarchical"),
+        (4, "nccl"),
+        (4, "hierarchical"),
+    }
+    result = run_benchmark("scaling", four, SpecEchoRunner(), gpu_name=None, environ={})
+    two = next(e for e in result.entries if e.name == "resnet50 float32 b256 x2 nccl")
+    assert two.scaling_efficiency == 0.5  # the echo gives every run the same samples/s

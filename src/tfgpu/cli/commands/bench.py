@@ -37,10 +37,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"cannot write {args.save}: no such directory")
     nvml = env.nvml_factory()
     try:
-        gpu_name: str | None = nvml.name(0) if nvml.device_count() else None
+        gpus = nvml.device_count()
+        gpu_name: str | None = nvml.name(0) if gpus else None
     except NvmlUnavailable:
-        gpu_name = None
-    specs = suite(args.suite, tiny=args.tiny or gpu_name is None)
+        gpus, gpu_name = 0, None
+    specs = suite(args.suite, tiny=args.tiny or gpu_name is None, gpus=gpus)
     with env.progress(f"Running {len(specs)} workloads in a TensorFlow child"):
         result = run_benchmark(
             args.suite,
