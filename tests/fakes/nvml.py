@@ -45,6 +45,10 @@ class FakeGpu:
     ecc_uncorrected_errors: int = 0
     ecc_enabled: bool = True
     processes: tuple[ProcessInfo, ...] = ()
+    nvlinks_active: int | NvmlUnavailable = field(
+        default_factory=lambda: nvml_error("NVMLError_NotSupported", "nvml:nvmlDeviceGetNvLinkState")
+    )
+    """Not recorded on the lent H200, so unknown by default: NVML's answer for a board without NVLink."""
     unsupported: frozenset[str] = frozenset()
 
 
@@ -59,12 +63,15 @@ class FakeNvml:
         cuda: int = 13000,
         init_error: str | None = None,
         process_names: dict[int, str] | None = None,
+        links: dict[tuple[int, int], str] | None = None,
     ) -> None:
         self.gpus = gpus if gpus is not None else [FakeGpu()]
         self.driver = driver
         self.cuda = cuda
         self.init_error = init_error
         self.process_names = process_names or {}
+        self.links = links or {}
+        """(GPU, peer) → "nvlink" or a TOPOLOGY_LEVELS value; symmetric, "system" when unset."""
         self.calls: list[str] = []
         self.pending_xids: list[tuple[int, int]] = []
         """Xid events the next xid_events() call returns, as (GPU index, Xid)."""
@@ -201,6 +208,14 @@ class FakeNvml:
         self._check("nvmlEventSetWait")
         events, self.pending_xids = self.pending_xids, []
         return events
+
+    def nvlinks_active(self, index: int) -> int:
+        return int(self._get(index, "nvmlDeviceGetNvLinkState", "nvlinks_active"))
+
+    def link_to(self, index: int, peer: int) -> str:
+        self._gpu(index, "nvmlDeviceGetP2PStatus")
+        self._gpu(peer, "nvmlDeviceGetP2PStatus")
+        return self.links.get((index, peer)) or self.links.get((peer, index)) or "system"
 
     def process_name(self, pid: int) -> str:
         self._check("nvmlSystemGetProcessName")

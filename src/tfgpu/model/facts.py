@@ -190,6 +190,14 @@ class GpuProcess:
 
 
 @dataclass(frozen=True)
+class GpuLink:
+    """How a GPU reaches one peer: "nvlink", or a PCIe level of TOPOLOGY_LEVELS (nvml/client.py)."""
+
+    peer: int
+    via: str
+
+
+@dataclass(frozen=True)
 class GpuFacts:
     """One NVIDIA GPU. Fields mirror ``nvidia-smi --query-gpu`` keys named in their docstrings."""
 
@@ -212,6 +220,9 @@ class GpuFacts:
     mig_mode: bool | Unavailable = Unavailable("not read", "nvml")
     ecc_enabled: bool | Unavailable = Unavailable("not read", "nvml")
     processes: tuple[GpuProcess, ...] | Unavailable = Unavailable("not read", "nvml")
+    nvlinks_active: int | Unavailable = Unavailable("not read", "nvml")
+    links: tuple[GpuLink, ...] | Unavailable = ()
+    """To every other GPU; empty on a one-GPU machine."""
 
 
 @dataclass(frozen=True)

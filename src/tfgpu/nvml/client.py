@@ -143,6 +143,18 @@ class NvmlClient(Protocol):
         """(GPU index, Xid) of critical errors since the last call, without waiting (nvmlEventSetWait)."""
         ...
 
+    def nvlinks_active(self, index: int) -> int:
+        """NVLink links that are up (nvmlDeviceGetNvLinkState over every link)."""
+        ...
+
+    def link_to(self, index: int, peer: int) -> str:
+        """How two GPUs reach each other: "nvlink", or a PCIe level (a value of TOPOLOGY_LEVELS).
+
+        NVLink when nvmlDeviceGetP2PStatus says peer access over it works, else the common
+        ancestor of the two on the PCIe tree (nvmlDeviceGetTopologyCommonAncestor).
+        """
+        ...
+
 
 def _load_binding() -> ModuleType:
     try:
@@ -159,6 +171,18 @@ def _load_binding() -> ModuleType:
         )
     module: ModuleType = pynvml
     return module
+
+
+# nvmlGpuTopologyLevel_t (nvml.h) → the key tfgpu uses; nvidia-smi topo -m prints the same levels
+# as PIX/PXB/PHB/NODE/SYS.
+TOPOLOGY_LEVELS: dict[int, str] = {
+    0: "board",
+    10: "pcie-switch",
+    20: "pcie-switches",
+    30: "host-bridge",
+    40: "numa-node",
+    50: "system",
+}
 
 
 class PynvmlClient:
@@ -384,6 +408,31 @@ class PynvmlClient:
             except Exception:  # noqa: BLE001 - NVMLError_Timeout: no event pending
                 return out
             out.append((uuids.get(_text(nvml.nvmlDeviceGetUUID(event.device)), -1), int(event.eventData)))
+
+    def nvlinks_active(self, index: int) -> int:
+        """See NvmlClient. A link NVML cannot read (absent on this board) counts as down."""
+
+        def count(n: ModuleType, handle: Any) -> int:
+            up = 0
+            for link in range(n.NVML_NVLINK_MAX_LINKS):
+                try:
+                    up += int(n.nvmlDeviceGetNvLinkState(handle, link) == n.NVML_FEATURE_ENABLED)
+                except n.NVMLError:
+                    continue
+            return up
+
+        return self._device(index, "nvmlDeviceGetNvLinkState", count)
+
+    def link_to(self, index: int, peer: int) -> str:
+        """See NvmlClient."""
+        a, b = self._handle(index), self._handle(peer)
+
+        def read(n: ModuleType) -> str:
+            if n.nvmlDeviceGetP2PStatus(a, b, n.NVML_P2P_CAPS_INDEX_NVLINK) == n.NVML_P2P_STATUS_OK:
+                return "nvlink"
+            return TOPOLOGY_LEVELS.get(int(n.nvmlDeviceGetTopologyCommonAncestor(a, b)), "unknown")
+
+        return self._call("nvmlDeviceGetP2PStatus", read)
 
 
 def _cuda_driver_version(n: ModuleType) -> int:

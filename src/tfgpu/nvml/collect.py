@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from tfgpu.model.facts import DriverFacts, GpuFacts, GpuProcess
+from tfgpu.model.facts import DriverFacts, GpuFacts, GpuLink, GpuProcess
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
@@ -64,10 +64,15 @@ def collect_gpu_facts(client: NvmlClient) -> tuple[GpuFacts, ...]:
     Raises:
         NvmlUnavailable: the GPUs cannot be counted.
     """
-    return tuple(_gpu(client, index) for index in range(client.device_count()))
+    count = client.device_count()
+    return tuple(_gpu(client, index, count) for index in range(count))
 
 
-def _gpu(client: NvmlClient, index: int) -> GpuFacts:
+def _links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...]:
+    return tuple(GpuLink(peer, client.link_to(index, peer)) for peer in range(count) if peer != index)
+
+
+def _gpu(client: NvmlClient, index: int, count: int) -> GpuFacts:
     name = _maybe(lambda: client.name(index))
     memory = _maybe(lambda: client.memory_info(index))
     cc = _maybe(lambda: client.compute_capability(index))
@@ -93,6 +98,8 @@ def _gpu(client: NvmlClient, index: int) -> GpuFacts:
         mig_mode=_maybe(lambda: client.mig_mode(index)),
         ecc_enabled=_maybe(lambda: client.ecc_enabled(index)),
         processes=_maybe(lambda: collect_processes(client, index)),
+        nvlinks_active=_maybe(lambda: client.nvlinks_active(index)),
+        links=_maybe(lambda: _links(client, index, count)),
     )
 
 

@@ -115,8 +115,25 @@ def gpu_line(gpu: GpuFacts) -> str:
     used = gpu.memory_used_bytes
     total = gpu.memory_total_bytes
     memory = f"{used / gib:.1f}/{total / gib:.0f} GiB" if isinstance(used, int) and isinstance(total, int) else "n/a"
-    return (
+    line = (
         f"GPU {gpu.index}: {memory} used, {_val(gpu.utilization_percent, '%')} busy, "
         f"{_val(gpu.temperature_celsius, '°C')}, {_val(gpu.power_draw_watts, ' W')} of {_val(gpu.power_limit_watts, ' W')}, "
         f"SM {_val(gpu.sm_clock_mhz)}/{_val(gpu.max_sm_clock_mhz)} MHz"
     )
+    if isinstance(gpu.nvlinks_active, int) and gpu.nvlinks_active:
+        line += f", {gpu.nvlinks_active} NVLink links up"
+    if not isinstance(gpu.links, Unavailable) and gpu.links:
+        line += "; to " + ", ".join(f"GPU {link.peer} {LINK_WORDS.get(link.via, link.via)}" for link in gpu.links)
+    return line
+
+
+LINK_WORDS = {
+    "nvlink": "over NVLink",
+    "board": "on the same board",
+    "pcie-switch": "through one PCIe switch (PIX)",
+    "pcie-switches": "through several PCIe switches (PXB)",
+    "host-bridge": "through the CPU's PCIe host bridge (PHB)",
+    "numa-node": "through one NUMA node's host bridges (NODE)",
+    "system": "across the CPUs' interconnect (SYS)",
+}
+"""How ``nvidia-smi topo -m`` would put each link, in words and its own abbreviation."""

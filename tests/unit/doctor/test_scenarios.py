@@ -334,3 +334,29 @@ def test_fix_env_lines_and_write_never_overwrite(tmp_path):
         write_lines(str(target), lines)
     m.environ = fixed_env(m)
     assert fix_env_lines(collect_facts(m.sources())) == []
+
+
+def test_scenario_four_gpus_on_two_sockets_names_a_pair_on_one_socket(tmp_path):
+    m = gpu_machine(tmp_path)
+    near = {(0, 1): "numa-node", (2, 3): "numa-node"}
+    m.nvml = FakeNvml([FakeGpu(), FakeGpu(), FakeGpu(), FakeGpu()], links=near)  # the rest: "system"
+    diagnosis = m.diagnose()
+    f = find(diagnosis, "gpus-linked-across-cpus")
+    assert "GPU 0-2, GPU 0-3, GPU 1-2, GPU 1-3" in f.summary and "gpus='0,1'" in f.hint
+    assert "to GPU 1 through one NUMA node's host bridges (NODE), GPU 2 across the CPUs' interconnect (SYS)" in (
+        gpu_line_of(diagnosis, 0)
+    )
+
+
+def test_scenario_nvlink_everywhere_has_no_topology_finding(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml([FakeGpu(nvlinks_active=18), FakeGpu(nvlinks_active=18)], links={(0, 1): "nvlink"})
+    diagnosis = m.diagnose()
+    assert "gpus-linked-across-cpus" not in {f.id for f in diagnosis.findings}
+    assert "18 NVLink links up; to GPU 1 over NVLink" in gpu_line_of(diagnosis, 0)
+
+
+def gpu_line_of(diagnosis, index):
+    from tfgpu.report.text import gpu_line
+
+    return gpu_line(diagnosis.facts.gpus[index])

@@ -127,3 +127,31 @@ def test_xid_events_are_registered_once_and_drained(fake_pynvml):
     client = PynvmlClient()
     assert client.xid_events() == [(0, 79)]
     assert client.xid_events() == [] and registered == [("handle0", 8, "set")]
+
+
+def test_topology_reads_nvlink_peer_access_first_then_the_pcie_level(fake_pynvml):
+    fake_pynvml(
+        NVML_P2P_CAPS_INDEX_NVLINK=2,
+        NVML_P2P_STATUS_OK=0,
+        NVML_NVLINK_MAX_LINKS=18,
+        NVML_FEATURE_ENABLED=1,
+        NVMLError=NVMLError,
+        nvmlDeviceGetP2PStatus=lambda a, b, cap: 0 if {a, b} == {"handle0", "handle1"} else 5,
+        nvmlDeviceGetTopologyCommonAncestor=lambda a, b: 50,
+        nvmlDeviceGetNvLinkState=lambda h, link: 1 if link < 18 else 0,
+    )
+    client = PynvmlClient()
+    assert client.link_to(0, 1) == "nvlink" and client.link_to(0, 2) == "system"
+    assert client.nvlinks_active(0) == 18
+
+
+def test_links_nvml_cannot_read_count_as_down(fake_pynvml):
+    errors = fake_pynvml(NVML_NVLINK_MAX_LINKS=4, NVML_FEATURE_ENABLED=1, NVMLError=NVMLError)
+
+    def state(handle, link):
+        if link >= 2:
+            raise errors["NVMLError_NotSupported"]()
+        return 1
+
+    sys.modules["pynvml"].nvmlDeviceGetNvLinkState = state
+    assert PynvmlClient().nvlinks_active(0) == 2

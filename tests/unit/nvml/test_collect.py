@@ -36,3 +36,13 @@ def test_lost_gpu_keeps_its_index_and_reason():
 
 def test_decode_names_every_bit_in_order():
     assert decode_clock_event_reasons(0x1FF)[:3] == ("gpu_idle", "applications_clocks_setting", "sw_power_cap")
+
+
+def test_links_to_every_peer_and_unknown_nvlink_stays_unavailable():
+    client = FakeNvml([FakeGpu(), FakeGpu(), FakeGpu(nvlinks_active=18)], links={(0, 1): "nvlink", (1, 2): "numa-node"})
+    gpus = collect_gpu_facts(client)
+    assert [(link.peer, link.via) for link in gpus[0].links] == [(1, "nvlink"), (2, "system")]
+    assert [(link.peer, link.via) for link in gpus[2].links] == [(0, "system"), (1, "numa-node")]
+    assert "not supported" in gpus[0].nvlinks_active.reason and gpus[2].nvlinks_active == 18
+    (single,) = collect_gpu_facts(FakeNvml.from_recording("h200"))
+    assert single.links == ()

@@ -31,14 +31,57 @@ def check_gpus(facts: Facts) -> list[Finding]:
 
     Finding ids: ``gpu-present`` (ok), ``gpu-lost``, ``gpu-compute-capability-too-low``,
     ``gpu-needs-ptx-jit``, ``gpu-no-compatible-kernel``, ``gpu-memory-in-use``, ``gpu-throttling``,
-    ``gpu-hot``, ``gpu-mig-enabled``.
+    ``gpu-hot``, ``gpu-mig-enabled``, ``gpus-linked-across-cpus``.
     """
     if isinstance(facts.gpus, Unavailable):
         return []
     out: list[Finding] = []
     for gpu in facts.gpus:
         out.extend(_one_gpu(facts, gpu))
+    out.extend(_topology(facts.gpus))
     return out
+
+
+def _topology(gpus: tuple[GpuFacts, ...]) -> list[Finding]:
+    """GPU pairs that reach each other only across the CPU sockets' interconnect (nvidia-smi's SYS).
+
+    Replicas on such a pair send every all-reduce through both CPUs' memory; keeping a job on
+    GPUs of one socket (or NVLink) is the fix. Source: nvmlGpuTopologyLevel_t in nvml.h.
+    """
+    far = sorted(
+        {
+            (min(g.index, link.peer), max(g.index, link.peer))
+            for g in gpus
+            if not isinstance(g.links, Unavailable)
+            for link in g.links
+            if link.via == "system"
+        }
+    )
+    if not far:
+        return []
+    near = [
+        (min(g.index, link.peer), max(g.index, link.peer))
+        for g in gpus
+        if not isinstance(g.links, Unavailable)
+        for link in g.links
+        if link.via != "system"
+    ]
+    pairs = ", ".join(f"GPU {a}-{b}" for a, b in far)
+    hint = (
+        f"For multi-GPU training pick GPUs that share a socket, e.g. tfgpu.setup(gpus='{near[0][0]},{near[0][1]}')."
+        if near
+        else "Every pair crosses the sockets: expect all-reduce to cost more than on an NVLink machine."
+    )
+    return [
+        Finding(
+            "gpus-linked-across-cpus",
+            Severity.INFO,
+            H,
+            f"{pairs} reach each other only across the CPUs' interconnect (nvidia-smi topo: SYS)",
+            detail="No NVLink and no shared PCIe host bridge between them: gradients cross host memory.",
+            hint=hint,
+        )
+    ]
 
 
 def _one_gpu(facts: Facts, gpu: GpuFacts) -> list[Finding]:
