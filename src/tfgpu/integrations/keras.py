@@ -88,6 +88,8 @@ def _make_class() -> type:
             self.verdicts: list[Verdict] = []
             self.epoch_marks: list[float] = []
             self._epoch_mark = 0.0
+            self.epoch_seconds: list[float] = []
+            self._epoch_start = 0.0
             self._start_wall = 0.0
             self._start_cpu = 0.0
             self._writer: Any = None
@@ -119,11 +121,13 @@ def _make_class() -> type:
                 self._writer = tf.summary.create_file_writer(os.path.join(self.log_dir, "gpu"))
 
         def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+            self._epoch_start = time.monotonic()
             if self.sampler:
                 self._epoch_mark = self.sampler.mark()
                 self.epoch_marks.append(self._epoch_mark)
 
         def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+            self.epoch_seconds.append(time.monotonic() - self._epoch_start)
             if not self.sampler or logs is None:
                 return
             for stats in self.sampler.stats(since=self._epoch_mark):
@@ -154,6 +158,8 @@ def _make_class() -> type:
                 steps=steps,
                 host_cpu_seconds=time.process_time() - self._start_cpu,
                 tf_memory_peak_bytes=_tf_memory_peak(self.sampler.gpu_indices),
+                epoch_seconds=tuple(self.epoch_seconds),
+                jit_compile=_jit_compile(getattr(self, "model", None)),
             )
             self.verdicts = judge(self.sampler.stats(), run)
             if self.plot:
@@ -164,6 +170,15 @@ def _make_class() -> type:
                 print(format_verdicts(self.verdicts))
 
     return GpuMonitor
+
+
+def _jit_compile(model: Any) -> bool | None:
+    """Whether Keras compiled the model with XLA (its ``jit_compile`` after "auto" was resolved)."""
+    try:
+        value = getattr(model, "jit_compile", None)
+    except Exception:  # noqa: BLE001 - a model that cannot say is judged without it
+        return None
+    return value if isinstance(value, bool) else None
 
 
 def __getattr__(name: str) -> Any:

@@ -38,6 +38,42 @@ class RunFacts:
     """CPU time of the training process over the run (all threads)."""
     tf_memory_peak_bytes: float | None = None
     """Peak of TF's own allocator (tf.config.experimental.get_memory_info), not NVML's reservation."""
+    epoch_seconds: tuple[float, ...] = ()
+    jit_compile: bool | None = None
+    """Whether the model was compiled with XLA (Keras resolves jit_compile="auto" to True on a GPU)."""
+
+
+def first_epoch_cost(run: RunFacts) -> Verdict | None:
+    """A first epoch far slower than the rest: tracing, autotuning and (with XLA) compilation.
+
+    On the H200 XLA's first epoch of the small MNIST CNN took 55-62 s against ~3 s warm
+    (docs/performance.md): a run of one or two epochs then measures the compiler, which is
+    how Keras's jit_compile="auto" made that model look 25x slower than it is.
+    """
+    if len(run.epoch_seconds) < 2:
+        return None
+    first, rest = run.epoch_seconds[0], sorted(run.epoch_seconds[1:])
+    typical = rest[len(rest) // 2]
+    extra = first - typical
+    if extra < 10.0 or first < 3 * typical:
+        return None
+    cause = (
+        "tracing and XLA compilation (the model is compiled with XLA" if run.jit_compile else "tracing and autotuning"
+    )
+    cause += "; Keras's jit_compile='auto' means XLA on a GPU)" if run.jit_compile else ""
+    advice = ["judge training speed from the second epoch on"]
+    if run.jit_compile:
+        advice.insert(
+            0,
+            "for runs of a few epochs: model.compile(..., jit_compile=False); XLA compiles again for every new input shape",
+        )
+    return Verdict(
+        "first-epoch-compile",
+        "info",
+        f"The first epoch cost {extra:.0f} s more than the others ({first:.1f} s vs {typical:.1f} s)",
+        f"The extra time is {cause}.",
+        tuple(advice),
+    )
 
 
 def hardware_errors(stats: SampleStats) -> list[Verdict]:
@@ -125,7 +161,13 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
                 ("improve cooling or airflow", "check the fans and the room temperature"),
             )
         )
+    compile_cost = first_epoch_cost(run)
+    if compile_cost and run.epoch_seconds[0] - min(run.epoch_seconds[1:]) > sum(run.epoch_seconds[1:]):
+        out.append(compile_cost)  # the compiler cost more than all the training after it: the headline
+        compile_cost = None
     out.append(_utilisation(gpu, util, run))
+    if compile_cost:
+        out.append(compile_cost)
     if (
         run.tf_memory_peak_bytes
         and gpu.memory_total_bytes

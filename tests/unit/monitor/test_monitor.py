@@ -158,3 +158,21 @@ def test_mig_parent_without_utilization_samples_the_rest():
     sample = sampler.sample_once()[0]
     assert sample.utilization_percent is None and sample.memory_used_bytes is not None
     assert judge(sampler.stats())[0].id == "utilization-unknown"
+
+
+def test_xla_compilation_that_dwarfs_the_run_is_the_headline():
+    # The H200 seed run's shape: 62 s first epoch with XLA, ~3 s after (docs/performance.md)
+    run = RunFacts(wall_seconds=68.0, steps=2814, epoch_seconds=(62.4, 2.9, 2.8), jit_compile=True)
+    verdicts = judge([stats_with(8)], run)
+    assert verdicts[0].id == "first-epoch-compile" and "XLA" in verdicts[0].detail
+    assert "jit_compile=False" in verdicts[0].advice[0]
+    assert verdicts[1].id != "first-epoch-compile"
+
+
+def test_a_modest_first_epoch_is_an_aside_or_nothing():
+    long_run = RunFacts(epoch_seconds=(40.0, 10.0, 10.0, 10.0, 10.0), jit_compile=False)
+    ids = [v.id for v in judge([stats_with(95)], long_run)]
+    assert ids == ["gpu-busy", "first-epoch-compile"]
+    assert "tracing and autotuning" in judge([stats_with(95)], long_run)[1].detail
+    quiet = RunFacts(epoch_seconds=(3.0, 1.0, 1.0))  # 2 s of tracing is not worth a word
+    assert [v.id for v in judge([stats_with(95)], quiet)] == ["gpu-busy"]
