@@ -9,7 +9,10 @@ separate: the input (NumPy, tf.data, data already on the device: no input cost a
 batch, steps_per_execution, XLA (and what its first epoch costs: tracing + compiling), the
 precision, and Grappler's layout optimizer (which rewrites NHWC convolutions to NCHW unless
 they are float16). All rows run in one benchmark child; samples/s is a second, warm epoch.
-Needs TensorFlow; on a machine without a GPU it runs the same rows on the CPU (slowly).
+`--only xla-compile` and `--only resnet50-input` are the next experiments (not yet run on a
+GPU): XLA's first epoch with its autotuning or Triton GEMMs off, and ResNet-50 with the batch
+prefetched to the GPU or sent as uint8. Needs TensorFlow; without a GPU the rows run on the
+CPU (slowly).
 """
 
 from __future__ import annotations
@@ -55,13 +58,38 @@ def resnet_rows() -> list[dict[str, Any]]:
     return [{**base, **r} for r in rows]
 
 
+def xla_compile_rows() -> list[dict[str, Any]]:
+    """Why XLA's first epoch takes a minute (next lease): the seed row with autotuning or Triton GEMMs off."""
+    base = {"kind": "model", "model": "mnist_cnn", "batch": 64, "steps": 200, "input": "numpy", "xla": True}
+    flags = ("--xla_gpu_autotune_level=0", "--xla_gpu_enable_triton_gemm=false")
+    return [base] + [{**base, "env": {"XLA_FLAGS": f}} for f in flags]
+
+
+def resnet_input_rows() -> list[dict[str, Any]]:
+    """Where ResNet-50's host time goes (next lease): the batch's trip to the GPU, overlapped or shrunk."""
+    base = {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": "mixed_bfloat16"}
+    return [{**base, "input": i} for i in ("tf.data", "prefetch_to_device", "uint8")] + [
+        {**base, "input": "prefetch_to_device", "steps_per_execution": 8}
+    ]
+
+
+GROUPS = {
+    "mnist": mnist_rows,
+    "resnet50": resnet_rows,
+    "xla-compile": xla_compile_rows,
+    "resnet50-input": resnet_input_rows,
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", metavar="FILE")
-    parser.add_argument("--only", choices=("mnist", "resnet50"))
+    parser.add_argument(
+        "--only", choices=tuple(GROUPS), help="one group; default: mnist and resnet50 (the recorded run)"
+    )
     parser.add_argument("--timeout", type=float, default=900.0)
     args = parser.parse_args()
-    specs = (mnist_rows() if args.only != "resnet50" else []) + (resnet_rows() if args.only != "mnist" else [])
+    specs = GROUPS[args.only]() if args.only else mnist_rows() + resnet_rows()
     result = run_benchmark(
         "training-causes", specs, bench_runner(), gpu_name=None, environ=os.environ, timeout_seconds=args.timeout
     )

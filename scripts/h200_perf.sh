@@ -5,6 +5,7 @@
 #   bash scripts/h200_perf.sh causes       burn --minutes 2, training causes, ResNet-50 hand configurations
 #   bash scripts/h200_perf.sh tune-mnist   benchmarks/tune_mnist.py
 #   bash scripts/h200_perf.sh tune-resnet  benchmarks/tune_resnet50.py with the hand figures of "causes"
+#   bash scripts/h200_perf.sh next         not yet run: XLA compile-time flags, ResNet-50 input variants
 # Each part's files land in $OUT/<part>.tgz (at most 8 files come back from a call), refreshed
 # after every step so a call cut short still returns what it finished; state kept between the
 # calls of one lease in /tmp/tfgpu-h200.
@@ -47,11 +48,15 @@ causes)
   step 220 resnet50-hand.txt python3 benchmarks/tune_resnet50.py --skip-tune --json "$o/resnet50-hand.json"
   ;;
 tune-mnist)
-  step 560 tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-300}" --json "$o/tune-mnist.json"
+  step 580 tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-480}" --json "$o/tune-mnist.json"
   ;;
 tune-resnet)
   hand=(); [ -f "$keep/causes/resnet50-hand.json" ] && hand=(--hand-from "$keep/causes/resnet50-hand.json")
   step 580 tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-450}" "${hand[@]}" --json "$o/tune-resnet50.json"
+  ;;
+next)
+  step 280 xla-compile.txt python3 benchmarks/training_causes.py --only xla-compile --json "$o/xla-compile.json"
+  step 280 resnet50-input.txt python3 benchmarks/training_causes.py --only resnet50-input --json "$o/resnet50-input.json"
   ;;
 esac
 tar -C "$keep" -czf "$OUT/$part.tgz" "$part"

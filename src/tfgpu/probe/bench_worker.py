@@ -171,11 +171,21 @@ def _model_input(tf: Any, np: Any, spec: dict[str, Any], shape: tuple[int, ...],
         y = tf.random.stateless_uniform([batch], seed=[2, 2], maxval=classes, dtype=tf.int32)
         return {"x": tf.data.Dataset.from_tensors((x, y)).repeat(steps).prefetch(tf.data.AUTOTUNE)}
     rng = np.random.default_rng(0)
-    x = rng.random((batch * steps, *shape), dtype=np.float32)
+    if source == "uint8":  # images as stored: 4x fewer bytes to the GPU, the model casts them there
+        x = rng.integers(0, 256, size=(batch * steps, *shape), dtype=np.uint8)
+    else:
+        x = rng.random((batch * steps, *shape), dtype=np.float32)
     y = rng.integers(0, classes, size=(batch * steps,))
     if source == "numpy":
         return {"x": x, "y": y, "batch_size": batch}
-    return {"x": tf.data.Dataset.from_tensor_slices((x, y)).batch(batch).prefetch(tf.data.AUTOTUNE)}
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(batch)
+    if source == "prefetch_to_device":  # the copy overlaps the step (it must be the last transformation)
+        return {
+            "x": ds.apply(
+                tf.data.experimental.prefetch_to_device("/GPU:0" if tf.config.list_logical_devices("GPU") else "/CPU:0")
+            )
+        }
+    return {"x": ds.prefetch(tf.data.AUTOTUNE)}
 
 
 ALL_REDUCE = {
@@ -201,7 +211,7 @@ def _strategy(tf: Any, spec: dict[str, Any]) -> Any:
 def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Training samples/s of a reference model, and how long the first (tracing, compiling) epoch took.
 
-    Options: ``input`` (device | numpy | tf.data), ``precision``, ``xla``, ``steps_per_execution``,
+    Options: ``input`` (device | numpy | tf.data | prefetch_to_device | uint8), ``precision``, ``xla``, ``steps_per_execution``,
     ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW), and
     ``replicas`` with ``all_reduce`` (MirroredStrategy; ``batch`` is per replica, as when a
     global batch is scaled with the replicas).
