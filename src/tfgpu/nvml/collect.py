@@ -68,7 +68,12 @@ def collect_gpu_facts(client: NvmlClient) -> tuple[GpuFacts, ...]:
     return tuple(_gpu(client, index, count) for index in range(count))
 
 
-def _links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...]:
+def collect_links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...]:
+    """How GPU ``index`` reaches each of the other ``count - 1`` GPUs.
+
+    Raises:
+        NvmlUnavailable: NVML cannot say (a GPU lost, an old driver).
+    """
     return tuple(GpuLink(peer, client.link_to(index, peer)) for peer in range(count) if peer != index)
 
 
@@ -99,7 +104,7 @@ def _gpu(client: NvmlClient, index: int, count: int) -> GpuFacts:
         ecc_enabled=_maybe(lambda: client.ecc_enabled(index)),
         processes=_maybe(lambda: collect_processes(client, index)),
         nvlinks_active=_maybe(lambda: client.nvlinks_active(index)),
-        links=_maybe(lambda: _links(client, index, count)),
+        links=_maybe(lambda: collect_links(client, index, count)),
     )
 
 

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
+from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
+from tfgpu.report.text import LINK_WORDS
 
 
 def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
@@ -52,6 +54,17 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
         for line in processes.get(s.index, []):
             table.add_row("", Text("  " + line, style="dim"), *([""] * 7))
     return table
+
+
+def topology_text(links: dict[int, tuple[GpuLink, ...] | str]) -> Text:
+    """Each pair of GPUs once, and how they reach each other (or why NVML could not say)."""
+    lines = []
+    for index, peers in sorted(links.items()):
+        if isinstance(peers, str):
+            lines.append(f"GPU {index}: links unknown ({peers})")
+            continue
+        lines += [f"GPU {index} - GPU {p.peer}: {LINK_WORDS.get(p.via, p.via)}" for p in peers if p.peer > index]
+    return Text("\n".join(lines), style="dim")
 
 
 def verdict_text(verdicts: Sequence[Verdict]) -> Text:

@@ -28,3 +28,16 @@ def test_monitor_bad_arguments_are_usage_errors():
     env = mock_environment(FakeNvml.single_gpu())
     assert run_cli("monitor", "--interval", "0", env=env).exit_status == ExitStatus.USAGE
     assert run_cli("monitor", "--watch", "999999999", env=env).exit_status == ExitStatus.USAGE
+
+
+def test_monitor_once_reports_how_several_gpus_are_linked():
+    from tests.fakes.nvml import FakeGpu
+
+    nvml = FakeNvml([FakeGpu(), FakeGpu(), FakeGpu()], links={(0, 1): "nvlink", (1, 2): "pcie-switch"})
+    result = run_cli("monitor", "--once", env=mock_environment(nvml))
+    assert result.exit_status == ExitStatus.SUCCESS
+    assert "GPU 0 - GPU 1: over NVLink" in result.stdout
+    assert "GPU 0 - GPU 2: across the CPUs' interconnect (SYS)" in result.stdout
+    assert "GPU 1 - GPU 2: through one PCIe switch (PIX)" in result.stdout
+    single = run_cli("monitor", "--once", env=mock_environment(FakeNvml.from_recording("h200")))
+    assert " - GPU " not in single.stdout

@@ -12,12 +12,13 @@ from typing import TextIO
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
+from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import GpuSample
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.collect import collect_processes
+from tfgpu.nvml.collect import collect_links, collect_processes
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.procs import alive, cpu_seconds, uses_tensorflow
 
@@ -58,6 +59,13 @@ def _open_sink(path: str | None) -> TextIO | None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...] | str:
+    try:
+        return collect_links(client, index, count)
+    except NvmlUnavailable as exc:
+        return exc.reason
+
+
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Sample until --once, --duration, the watched process exits, or Ctrl-C."""
     if args.interval <= 0:
@@ -89,7 +97,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     sampler = Sampler(client, list(range(count)), args.interval, on_sample=on_sample)
     from rich.live import Live
 
-    from tfgpu.report.monitor import samples_table, verdict_text
+    from tfgpu.report.monitor import samples_table, topology_text, verdict_text
     from tfgpu.report.text import make_console
 
     console = make_console(env.stdout, color=env.color, width=140)
@@ -98,6 +106,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     try:
         if args.once:
             console.print(samples_table(sampler.sample_once(), names, {i: _processes(client, i) for i in range(count)}))
+            if count > 1:
+                console.print(topology_text({i: _links(client, i, count) for i in range(count)}))
             return ExitStatus.SUCCESS
         live_cm = Live(console=console, auto_refresh=False) if env.color else contextlib.nullcontext()
         with live_cm as live:
