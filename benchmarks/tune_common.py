@@ -20,6 +20,7 @@ from pathlib import Path
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.report.tune import describe, trial_row
+from tfgpu.tuning.advice import xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
 from tfgpu.tuning.search import search
@@ -74,6 +75,9 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
             f"{result.speedup or 0:.1f}x the seed configuration, {len(result.trials)} trials in {wall:.0f} s"
         )
         print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
+        note = xla_break_even(result)
+        if note:
+            print(note)
         doc_out.update(
             winner=dataclasses.asdict(result.best.config),
             winner_samples_per_second=result.best.samples_per_second,

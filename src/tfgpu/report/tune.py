@@ -22,7 +22,7 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     return (trial.step, describe(trial), rate, util, warmup, trial.outcome, trial.reason)
 
 
-def render_tune_json(result: TuneResult, code: str, caveat: str | None) -> str:
+def render_tune_json(result: TuneResult, code: str, caveat: str | None, xla_note: str | None = None) -> str:
     """``--json``."""
     return (
         json.dumps(
@@ -34,6 +34,7 @@ def render_tune_json(result: TuneResult, code: str, caveat: str | None) -> str:
                 "speedup": result.speedup,
                 "code_change": code,
                 "batch_caveat": caveat,
+                "xla_break_even": xla_note,
             },
             indent=2,
         )

@@ -133,3 +133,17 @@ def test_code_change_and_the_learning_rate_caveat():
     assert 'tfgpu.setup(precision="mixed")' in code and ".cache().batch(1024).prefetch" in code
     assert "jit_compile=False, steps_per_execution=32" in code and "- model.fit(x, y, batch_size=64)" in code
     assert "16x" in batch_caveat(base, best) and batch_caveat(base, base) is None
+
+
+def test_xla_break_even_counts_the_samples_that_repay_its_compilation():
+    from tfgpu.model.tune import TuneResult
+    from tfgpu.tuning.advice import xla_break_even
+
+    plain = Trial(
+        "batch size", TrialConfig(1024, "tf.data", jit_compile=False), "ok", 289_228.0, 0.5, warmup_seconds=0.5
+    )
+    xla = Trial("XLA", replace(plain.config, jit_compile=True), "ok", 330_102.0, 0.5, warmup_seconds=54.7)
+    note = xla_break_even(TuneResult((plain, xla), plain, xla, 100.0))
+    # 54.2 s / (1/289228 - 1/330102 s per sample) = 126.6 million samples: 2,110 epochs of MNIST
+    assert "14% faster" in note and "after 126,602,0" in note
+    assert xla_break_even(TuneResult((plain,), plain, plain, 10.0)) is None
