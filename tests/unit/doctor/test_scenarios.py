@@ -360,3 +360,21 @@ def gpu_line_of(diagnosis, index):
     from tfgpu.report.text import gpu_line
 
     return gpu_line(diagnosis.facts.gpus[index])
+
+
+def test_scenario_keras3_on_a_gpu_is_told_that_auto_means_xla(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "keras-xla-by-default")
+    assert f.severity.value == "info" and "jit_compile=False" in f.hint
+    m.environ = {**fixed_env(m), "TF_USE_LEGACY_KERAS": "1"}  # tf-keras: jit_compile defaults to off
+    assert "keras-xla-by-default" not in {x.id for x in m.diagnose().findings}
+    m.environ = fixed_env(m)
+    m.nvml = FakeNvml([])
+    assert "keras-xla-by-default" not in {x.id for x in m.diagnose().findings}
+
+
+def test_scenario_keras_xla_note_is_silent_when_tf_will_not_use_the_gpu(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "CUDA_VISIBLE_DEVICES": ""}
+    assert "keras-xla-by-default" not in {x.id for x in m.diagnose().findings}

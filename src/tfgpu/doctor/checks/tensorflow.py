@@ -16,6 +16,7 @@ from tfgpu.system.packages import TF_DISTRIBUTIONS
 
 T = Section.TENSORFLOW
 WINDOWS_DOCS = "https://www.tensorflow.org/install/pip#windows-native"
+KERAS_COMPILE_DOCS = "https://keras.io/api/models/model_training_apis/#compile-method"
 KERAS3_DOCS = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
 
 
@@ -25,7 +26,7 @@ def check_tensorflow(facts: Facts) -> list[Finding]:
     Finding ids: ``tensorflow-installed`` (ok), ``tensorflow-not-installed``,
     ``tensorflow-multiple-distributions``, ``tensorflow-gpu-removed``, ``tf-built-without-cuda``,
     ``tf-build-info-unreadable``, ``tf-rocm-build``, ``windows-native-no-gpu``,
-    ``keras-version-mismatch``, ``tf-keras-version-mismatch``.
+    ``keras-version-mismatch``, ``tf-keras-version-mismatch``, ``keras-xla-by-default``.
     """
     tf, packages, host = facts.tensorflow, facts.packages, facts.host
     out: list[Finding] = []
@@ -182,6 +183,8 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
                 link=KERAS3_DOCS,
             )
         )
+    if keras and tf_key >= (2, 16) and version_key(keras.version) >= (3,):
+        out.extend(_keras_xla_default(facts, tf))
     tf_keras = packages.get("tf-keras")
     if tf_keras and major_minor(tf_keras.version) != major_minor(tf.version):
         out.append(
@@ -195,6 +198,35 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
             )
         )
     return out
+
+
+def _keras_xla_default(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
+    """Keras 3 resolves jit_compile="auto" to XLA whenever TensorFlow sees a GPU.
+
+    Measured on the H200 (docs/performance.md): the MNIST CNN's first epoch took 55-62 s with
+    XLA against 0.3-2.5 s without, which made a one-epoch run look 25x slower than it is.
+    """
+    gpus = facts.gpus
+    cuda = not isinstance(tf.build, Unavailable) and tf.build.is_cuda_build
+    if not cuda or isinstance(gpus, Unavailable) or not gpus or facts.env("TF_USE_LEGACY_KERAS") == "1":
+        return []
+    hidden = facts.env("CUDA_VISIBLE_DEVICES") in ("", "-1")
+    if hidden or (facts.probe is not None and facts.probe.outcome == "ok" and not facts.probe.gpus):
+        return []  # TensorFlow will not use the GPU, so Keras will not pick XLA
+    return [
+        Finding(
+            "keras-xla-by-default",
+            Severity.INFO,
+            T,
+            'Keras 3 compiles models with XLA on this GPU unless told otherwise (jit_compile="auto")',
+            detail=(
+                "The first epoch pays XLA's compilation, again for every new input shape (55-62 s for a small "
+                "CNN on an H200): a short run or a one-epoch benchmark measures the compiler, not training."
+            ),
+            hint="For short runs and benchmarks: model.compile(..., jit_compile=False); `tfgpu tune` measures both.",
+            link=KERAS_COMPILE_DOCS,
+        )
+    ]
 
 
 def check_python(facts: Facts) -> list[Finding]:
