@@ -38,6 +38,9 @@ def test_fixed_verdict_is_healthy_with_gpu_results_and_xla(tmp_path):
     assert "registered 1 GPU" in found["tensorflow-sees-gpus"].summary
     assert "bfloat16" in found["gpu-results-match-cpu"].summary
     assert "xla-works" in found and "138 GiB" in found["tf-grabs-all-memory"].summary
+    # the recorded float32 matmul error (2.7e-4) is TF32's, said as information, not as a fault
+    tf32 = found["tf32-in-float32"]
+    assert tf32.severity is Severity.INFO and "matmul" in tf32.summary and "2.7e-04" in tf32.summary
 
 
 def test_hidden_verdict_blames_cuda_visible_devices(tmp_path):

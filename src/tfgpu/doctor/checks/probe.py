@@ -9,13 +9,15 @@ from __future__ import annotations
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
-from tfgpu.model.probe import ProbeFacts, ProbeGpu
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.probe.tf_logs import failed_libraries
 
 T = Section.TENSORFLOW
 GPU_GUIDE = "https://www.tensorflow.org/guide/gpu"
 PTX_JIT_SLOW_SECONDS = 30.0
+TF32_ERROR = 1e-5
+"""float32 products on the CPU differ by ~1e-7; TF32 ones by 1e-4 to 1e-3."""
 
 
 def check_probe(facts: Facts) -> list[Finding]:
@@ -24,7 +26,8 @@ def check_probe(facts: Facts) -> list[Finding]:
     Finding ids: ``tensorflow-sees-gpus`` (ok), ``gpu-not-visible-to-tensorflow``,
     ``tensorflow-import-failed``, ``probe-timed-out``, ``probe-crashed``, ``probe-protocol-error``,
     ``gpu-wrong-results``, ``gpu-op-failed``, ``gpu-first-op-slow``, ``xla-compile-failed``,
-    ``cudnn-runtime-mismatch``, ``tf-grabs-all-memory``, ``tensorflow-cpu-only-verdict``.
+    ``cudnn-runtime-mismatch``, ``tf-grabs-all-memory``, ``tensorflow-cpu-only-verdict``,
+    ``tf32-in-float32``.
     """
     probe = facts.probe
     if probe is None:
@@ -180,6 +183,34 @@ def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
     )
 
 
+def _tf32(label: str, ok: list[OpCheck]) -> list[Finding]:
+    """float32 products that came back with TF32's error, not float32's.
+
+    TF enables TF32 on compute capability 8.0 and newer by default: float32 inputs rounded to
+    a 10-bit mantissa. On the H200 the probe's float32 matmul differed from the CPU by 2.7e-4
+    (full float32: ~1e-7), and `tfgpu bench` measured 360.7 TFLOP/s with TF32 vs 50.7 without.
+    """
+    tf32 = [o for o in ok if o.dtype == "float32" and o.op != "reduction" and (o.relative_error or 0.0) > TF32_ERROR]
+    if not tf32:
+        return []
+    worst = max(o.relative_error or 0.0 for o in tf32)
+    return [
+        Finding(
+            "tf32-in-float32",
+            Severity.INFO,
+            T,
+            f"{label} runs float32 {', '.join(sorted({o.op for o in tf32}))} in TF32 (rel. error {worst:.1e})",
+            detail=(
+                "TensorFlow's default on Ampere and newer: inputs rounded to a 10-bit mantissa, float32 accumulation; "
+                "about 7x the float32 rate on an H200 for about 1e-3 relative error. Fine for training."
+            ),
+            hint="Where you need full float32 (comparing with CPU results, scientific code): "
+            "tf.config.experimental.enable_tensor_float_32_execution(False)",
+            link="https://www.tensorflow.org/api_docs/python/tf/config/experimental/enable_tensor_float_32_execution",
+        )
+    ]
+
+
 def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]:
     out = []
     label = f"{gpu.device} ({gpu.name})"
@@ -226,6 +257,7 @@ def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]
                 f"{label}: matmul, conv, reduction match the CPU (max rel. error {errors})",
             )
         )
+        out.extend(_tf32(label, ok))
     if gpu.first_op_seconds is not None and gpu.first_op_seconds > PTX_JIT_SLOW_SECONDS:
         out.append(
             Finding(
