@@ -21,6 +21,8 @@ def test_trial_ok_and_a_fake_oom_in_the_child():
     assert ok.outcome == "ok" and ok.samples_per_second > 0 and ok.loss > 0
     oom = runner("batch size", TrialConfig(batch_size=128))
     assert oom.outcome == "oom" and "OOM" in oom.reason
+    staged = runner("input pipeline", TrialConfig(batch_size=32, input="tf.data+device", jit_compile=False))
+    assert staged.outcome == "ok" and staged.samples_per_second > 0 and staged.warmup_seconds > 0
 
 
 def test_tune_cli_json_within_a_tiny_budget():

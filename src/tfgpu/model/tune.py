@@ -11,7 +11,8 @@ class TrialConfig:
 
     batch_size: int
     input: str = "numpy"
-    """numpy (fit on arrays), tf.data (batch + prefetch), tf.data+cache."""
+    """numpy (fit on arrays), tf.data (batch + prefetch), tf.data+cache, tf.data+device (batch +
+    prefetch_to_device: the host→device copy overlaps the step)."""
     precision: str = "float32"
     """A Keras dtype policy: float32, mixed_float16, mixed_bfloat16."""
     jit_compile: bool | str = "auto"

@@ -55,7 +55,10 @@ def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, An
     if pipeline == "tf.data+cache":
         ds = ds.cache()
     ds = ds.batch(batch)
-    if pipeline in ("tf.data", "tf.data+cache"):
+    if pipeline == "tf.data+device":  # batches staged in GPU memory ahead of the step (last transformation)
+        gpu = tf.config.list_logical_devices("GPU")
+        ds = ds.apply(tf.data.experimental.prefetch_to_device(gpu[0].name if gpu else "/CPU:0"))
+    elif pipeline in ("tf.data", "tf.data+cache"):
         ds = ds.prefetch(tf.data.AUTOTUNE)
     return {"x": ds}, count
 

@@ -34,9 +34,12 @@ def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
         lines.append(f"+ model.fit(x, y, batch_size={best.batch_size})")
     else:
         cache = ".cache()" if best.input == "tf.data+cache" else ""
-        lines.append(
-            f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}.batch({best.batch_size}).prefetch(tf.data.AUTOTUNE)"
+        prefetch = (
+            '.apply(tf.data.experimental.prefetch_to_device("/GPU:0"))'
+            if best.input == "tf.data+device"
+            else ".prefetch(tf.data.AUTOTUNE)"
         )
+        lines.append(f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}.batch({best.batch_size}){prefetch}")
         lines.append("+ model.fit(ds)")
     return "\n".join(lines)
 

@@ -122,7 +122,7 @@ def search(
                 trial = trials[-1]
             best = trial
 
-    for pipeline in ("tf.data", "tf.data+cache"):
+    for pipeline in ("tf.data", "tf.data+cache", "tf.data+device"):
         best = keep_if_faster("input pipeline", replace(best.config, input=pipeline), "no faster than the current best")
 
     # Both mixed policies where the GPU has both: which is faster depends on the model and on

@@ -24,7 +24,7 @@ def fake_measure(
         if config.batch_size > oom_above:
             return Trial(step, config, "oom", reason="OOM when allocating tensor")
         rate = 1000.0 * min(config.batch_size, 512) ** 0.8
-        rate *= {"numpy": 0.2, "tf.data": 1.0, "tf.data+cache": 1.1}[config.input]
+        rate *= {"numpy": 0.2, "tf.data": 1.0, "tf.data+cache": 1.1, "tf.data+device": 1.05}[config.input]
         rate *= (precision_gain or {}).get(config.precision, 1.6 if config.precision != "float32" else 1.0)
         rate *= xla_gain if config.jit_compile is True else 1.0
         rate *= xla_gain if config.jit_compile == "auto" and xla_gain > 1 else 1.0  # "auto" is XLA on a GPU
