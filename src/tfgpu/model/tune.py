@@ -23,7 +23,7 @@ class TrialConfig:
 
 @dataclass(frozen=True)
 class Trial:
-    """One measured trial: ``outcome`` ok, oom, error, slower, numerically-off or skipped."""
+    """One measured trial: ``outcome`` ok, oom, memory-headroom, error, slower, numerically-off or skipped."""
 
     step: str
     config: TrialConfig
@@ -34,6 +34,8 @@ class Trial:
     reason: str = ""
     warmup_seconds: float | None = None
     """The first, untimed epoch: tracing, autotuning and XLA compilation (what each new run pays)."""
+    memory_peak_fraction: float | None = None
+    """Peak of TF's allocator over the GPU's memory (None without a GPU)."""
 
 
 @dataclass(frozen=True)

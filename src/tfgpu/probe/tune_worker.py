@@ -86,10 +86,17 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
     history = model.fit(**fit_args, epochs=int(config.get("epochs", 1)), verbose=0)
     seconds = time.perf_counter() - start
     keras.mixed_precision.set_global_policy("float32")
+    peak = None
+    if tf.config.list_logical_devices("GPU"):
+        try:  # bytes TF's allocator had in use at most (not what it reserved)
+            peak = int(tf.config.experimental.get_memory_info("GPU:0")["peak"])
+        except (ValueError, KeyError, RuntimeError):
+            peak = None
     return {
         "samples_per_second": count * int(config.get("epochs", 1)) / seconds,
         "seconds": seconds,
         "warmup_seconds": warmup,
+        "memory_peak_bytes": peak,
         "loss": float(history.history["loss"][-1]),
     }
 

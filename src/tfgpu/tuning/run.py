@@ -83,6 +83,7 @@ class TrialRunner:
         data = run.envelope["data"]
         if data.get("outcome") == "oom":
             return Trial(step, config, "oom", reason=data.get("message", "out of memory"), utilization_percent=util)
+        peak, total = data.get("memory_peak_bytes"), self._memory_total()
         return Trial(
             step,
             config,
@@ -91,7 +92,16 @@ class TrialRunner:
             data.get("loss"),
             util,
             warmup_seconds=data.get("warmup_seconds"),
+            memory_peak_fraction=peak / total if peak and total else None,
         )
+
+    def _memory_total(self) -> int | None:
+        if self.nvml is None:
+            return None
+        try:
+            return self.nvml.memory_info(0).total_bytes
+        except NvmlUnavailable:
+            return None
 
     def _sampler(self) -> Sampler | None:
         if self.nvml is None:

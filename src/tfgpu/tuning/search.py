@@ -13,7 +13,8 @@ candidate, so nothing XLA wins is lost. In between: the input pipeline, precisio
 the batch: mixed precision halves activation memory, so the batch search then finds the
 largest batch for the precision actually used), the batch size, and the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
 binary search between the last size that fitted and the first that did not finds the largest
-that fits. A change is kept only if it is faster and, for precision and XLA, if the loss after
+that fits, "fits" meaning with 10 % of GPU memory to spare (a batch whose peak takes more is
+treated like an OOM). A change is kept only if it is faster and, for precision and XLA, if the loss after
 the same steps stays within ``loss_tolerance`` of the float32 run of the same configuration.
 """
 
@@ -28,6 +29,9 @@ from tfgpu.model.tune import Trial, TrialConfig, TuneResult
 Measure = Callable[[str, TrialConfig], Trial]
 MIN_GAIN = 1.05
 MAX_BATCH = 1 << 16
+HEADROOM = 0.9
+"""A batch whose peak use of GPU memory is above this share counts as not fitting: fragmentation,
+a longer sequence or a validation pass would push it over."""
 
 
 def _better(candidate: Trial, best: Trial, gain: float = 1.02) -> bool:
@@ -106,6 +110,13 @@ def search(
             mark(trial, "slower", slower)
         return best
 
+    def too_full(trial: Trial) -> bool:
+        """Fits, but without the headroom: kept as data, treated like an OOM."""
+        if trial.outcome != "ok" or (trial.memory_peak_fraction or 0.0) <= HEADROOM:
+            return False
+        mark(trial, "memory-headroom", f"TF's allocator peaked at {trial.memory_peak_fraction:.0%} of GPU memory")
+        return True
+
     first = run("baseline", baseline)
     if first.outcome != "ok":
         settle()
@@ -137,7 +148,7 @@ def search(
     fits, too_big = best.config.batch_size, None
     while fits * 2 <= MAX_BATCH:
         trial = run("batch size", replace(best.config, batch_size=fits * 2))
-        if trial.outcome == "oom":
+        if trial.outcome == "oom" or too_full(trial):
             too_big = fits * 2
             break
         if trial.outcome != "ok":
@@ -149,7 +160,7 @@ def search(
     while too_big is not None and too_big - fits > max(8, fits // 4):
         middle = (fits + too_big) // 2 // 8 * 8
         trial = run("batch size (bisect)", replace(best.config, batch_size=middle))
-        if trial.outcome == "oom":
+        if trial.outcome == "oom" or too_full(trial):
             too_big = middle
         elif trial.outcome == "ok":
             fits = middle

@@ -54,6 +54,17 @@ def test_oom_is_bisected_to_the_largest_batch_that_fits():
     assert result.best.config.batch_size == 256
 
 
+def test_a_batch_without_memory_headroom_counts_as_not_fitting():
+    def measure(step, config):
+        batch = config.batch_size
+        return Trial(step, config, "ok", 1000.0 * batch, 0.5, memory_peak_fraction=batch / 1200)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
+    crowded = [t for t in result.trials if t.outcome == "memory-headroom"]
+    assert [t.config.batch_size for t in crowded] == [2048, 1536, 1280]
+    assert "peaked at 171% of GPU memory" in crowded[0].reason and result.best.config.batch_size == 1024
+
+
 def test_mixed_precision_off_the_float32_loss_is_rejected():
     result = search(
         TrialConfig(batch_size=64),
