@@ -42,6 +42,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     except NvmlUnavailable:
         gpus, gpu_name = 0, None
     specs = suite(args.suite, tiny=args.tiny or gpu_name is None, gpus=gpus)
+    if args.suite == "scaling" and gpu_name is not None and gpus < 2:
+        env.stderr.write("tfgpu bench: one GPU, nothing to scale across: only the one-replica figures are measured\n")
     with env.progress(f"Running {len(specs)} workloads in a TensorFlow child"):
         result = run_benchmark(
             args.suite,
