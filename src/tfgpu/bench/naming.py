@@ -33,7 +33,7 @@ def entry_name(spec: Mapping[str, Any]) -> str:
             spec.get("precision", "float32"),
             *(["xla"] if spec.get("xla") else []),
             f"b{spec['batch']}",
-            *([spec["input"]] if spec.get("input", "device") != "device" else []),
+            *([spec["input"]] if spec.get("input", "repeat") != "repeat" else []),
             *([f"spe{spec['steps_per_execution']}"] if spec.get("steps_per_execution", 1) != 1 else []),
             *(["layout-optimizer off"] if spec.get("layout_optimizer") is False else []),
             *([f"x{spec['replicas']} {spec.get('all_reduce', 'nccl')}"] if spec.get("replicas", 1) != 1 else []),

@@ -164,9 +164,15 @@ def _model(keras: Any, name: str) -> tuple[Any, tuple[int, ...], int]:
 
 
 def _model_input(tf: Any, np: Any, spec: dict[str, Any], shape: tuple[int, ...], classes: int) -> dict[str, Any]:
-    """fit() arguments: synthetic data held on the device (default), NumPy arrays, or tf.data from NumPy."""
-    batch, steps, source = int(spec["batch"]), int(spec.get("steps", 20)), spec.get("input", "device")
-    if source == "device":
+    """fit() arguments for the spec's ``input``.
+
+    ``repeat`` (default): one synthetic batch repeated by tf.data, so there is no input work,
+    but tf.data lives on the host, so each step still copies the batch to the GPU.
+    ``numpy``: arrays to fit(); ``tf.data``: from_tensor_slices + prefetch; ``prefetch_to_device``:
+    the copy staged ahead of the step; ``uint8``: images as stored, a quarter of the bytes.
+    """
+    batch, steps, source = int(spec["batch"]), int(spec.get("steps", 20)), spec.get("input", "repeat")
+    if source == "repeat":
         x = tf.random.stateless_uniform([batch, *shape], seed=[1, 1])
         y = tf.random.stateless_uniform([batch], seed=[2, 2], maxval=classes, dtype=tf.int32)
         return {"x": tf.data.Dataset.from_tensors((x, y)).repeat(steps).prefetch(tf.data.AUTOTUNE)}
@@ -211,7 +217,7 @@ def _strategy(tf: Any, spec: dict[str, Any]) -> Any:
 def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Training samples/s of a reference model, and how long the first (tracing, compiling) epoch took.
 
-    Options: ``input`` (device | numpy | tf.data | prefetch_to_device | uint8), ``precision``, ``xla``, ``steps_per_execution``,
+    Options: ``input`` (see _model_input), ``precision``, ``xla``, ``steps_per_execution``,
     ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW), and
     ``replicas`` with ``all_reduce`` (MirroredStrategy; ``batch`` is per replica, as when a
     global batch is scaled with the replicas).
