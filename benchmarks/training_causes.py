@@ -5,7 +5,7 @@
 Issue 9's leads (H200, 2026-12-02, another session): the MNIST CNN fit on NumPy arrays at
 batch 64 ran at 857 samples/s, with jit_compile=True at 687-801; ResNet-50 ran at ~760-850
 img/s with no gain from mixed precision. Each row here changes one thing, so the causes
-separate: the input (NumPy, tf.data, data already on the device: no input cost at all), the
+separate: the input (NumPy, tf.data, one batch repeated: no input work, only its copy), the
 batch, steps_per_execution, XLA (and what its first epoch costs: tracing + compiling), the
 precision, and Grappler's layout optimizer (which rewrites NHWC convolutions to NCHW unless
 they are float16). All rows run in one benchmark child; samples/s is a second, warm epoch.
@@ -45,7 +45,7 @@ def mnist_rows() -> list[dict[str, Any]]:
 
 
 def resnet_rows() -> list[dict[str, Any]]:
-    """ResNet-50 on device-resident synthetic data: what precision does with and without the layout rewrite.
+    """ResNet-50 on one repeated synthetic batch: what precision does with and without the layout rewrite.
 
     float32 and mixed_bfloat16 with the rewrite on are `tfgpu bench --suite models` rows.
     """
