@@ -6,6 +6,7 @@
 #   bash scripts/h200_perf.sh tune-mnist   benchmarks/tune_mnist.py
 #   bash scripts/h200_perf.sh tune-resnet  benchmarks/tune_resnet50.py with the hand figures of "causes"
 #   bash scripts/h200_perf.sh next         not yet run: XLA compile-time flags, ResNet-50 input variants
+#   bash scripts/h200_perf.sh gpu-tests    tests/gpu (needs pytest in the machine's Python)
 # Each part's files land in $OUT/<part>.tgz (at most 8 files come back from a call), refreshed
 # after every step so a call cut short still returns what it finished; state kept between the
 # calls of one lease in /tmp/tfgpu-h200.
@@ -53,6 +54,9 @@ tune-mnist)
 tune-resnet)
   hand=(); [ -f "$keep/causes/resnet50-hand.json" ] && hand=(--hand-from "$keep/causes/resnet50-hand.json")
   step 580 tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-450}" "${hand[@]}" --json "$o/tune-resnet50.json"
+  ;;
+gpu-tests)
+  step 560 gpu-tests.txt env TFGPU_RUN_GPU_TESTS=1 python3 -m pytest -q -p no:cacheprovider tests/gpu
   ;;
 next)
   step 280 xla-compile.txt python3 benchmarks/training_causes.py --only xla-compile --json "$o/xla-compile.json"

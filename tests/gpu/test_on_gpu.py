@@ -1,0 +1,73 @@
+"""On a real NVIDIA GPU with a CUDA build of TensorFlow (TFGPU_RUN_GPU_TESTS=1; skipped elsewhere).
+
+Written for the lent H200 (`bash scripts/h200_perf.sh gpu-tests`); the thresholds are loose
+fractions of what was measured there on 2026-12-02 (docs/performance.md), so a healthy GPU of
+another model passes too, and a broken stack or a wrong result fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tfgpu.bench.run import bench_runner, run_benchmark
+from tfgpu.nvml.client import PynvmlClient
+from tfgpu.nvml.sample import SampleReader
+
+TUNE_SCRIPT = str(Path(__file__).parents[1] / "fakes" / "scripts" / "tune_tiny.py")
+
+
+def tfgpu(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tfgpu", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_nvml_reads_a_gpu_with_sane_values():
+    client = PynvmlClient()
+    assert client.device_count() >= 1 and "NVIDIA" in client.name(0)
+    sample = SampleReader(client).read(0, 0.0)
+    assert sample.memory_total_bytes and sample.memory_total_bytes > 2**30
+    assert sample.temperature_celsius is not None and 0 < sample.temperature_celsius < 100
+
+
+def test_doctor_probe_registers_the_gpu_and_matches_the_cpu():
+    result = tfgpu("doctor", "--json")
+    doc = json.loads(result.stdout)
+    ids = {f["id"]: f for f in doc["findings"]}
+    assert doc["facts"]["probe"]["outcome"] == "ok" and doc["facts"]["probe"]["gpus"], result.stderr[-2000:]
+    assert "tensorflow-sees-gpus" in ids and "gpu-results-match-cpu" in ids
+    assert not [f for f in doc["findings"] if f["severity"] == "error"]
+
+
+def test_bench_quick_reaches_half_the_bf16_peak_with_a_small_error():
+    result = tfgpu("bench", "--suite", "quick", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    entries = {e["name"]: e for e in json.loads(result.stdout)["entries"]}
+    bf16 = entries["matmul bfloat16 8192"]
+    assert bf16["device"].upper().startswith("/GPU") and bf16["relative_error"] < 1e-2
+    if bf16["peak"]:  # 0.70 of the dense peak on the H200
+        assert bf16["value"] / bf16["peak"] > 0.5
+
+
+def test_mirrored_replicas_on_two_logical_gpus_train():
+    spec = {"kind": "model", "model": "mnist_cnn", "batch": 256, "steps": 20}
+    env = {**os.environ, "TFGPU_BENCH_LOGICAL_DEVICES": "2"}
+    specs = [spec, {**spec, "replicas": 2, "all_reduce": "hierarchical"}]
+    result = run_benchmark("scaling", specs, bench_runner(), gpu_name=None, environ=env)
+    assert all(e.ok and e.value for e in result.entries), [e.error for e in result.entries]
+    assert result.entries[1].device.upper().startswith("/GPU")
+
+
+def test_burn_for_ten_seconds_passes():
+    result = tfgpu("burn", "--minutes", "0.17", "--json")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_tune_finds_a_configuration_on_the_gpu():
+    result = tfgpu("tune", TUNE_SCRIPT, "--budget", "90", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    doc = json.loads(result.stdout)
+    assert doc["best"]["outcome"] == "ok" and doc["best"]["samples_per_second"] > 0
+    assert any(t["utilization_percent"] is not None for t in doc["trials"] if t["outcome"] in ("ok", "slower"))
