@@ -63,20 +63,22 @@ def setup(
 
 def tune(
     build_model: Any,
-    data: tuple[Any, Any],
+    data: Any,
     *,
     budget_seconds: float = 600.0,
     compile_kwargs: dict[str, Any] | None = None,
     batch_size: int = 64,
 ) -> TuneResult:
-    """Find the fastest configuration to train ``build_model()`` on ``data`` = (x, y) arrays.
+    """Find the fastest configuration to train ``build_model()`` on ``data``.
 
-    Each trial runs in a fresh TensorFlow process, so ``build_model`` must be importable (defined
+    ``data`` is (x, y) arrays or an unbatched ``tf.data.Dataset`` of (features, label);
+    ``compile_kwargs`` must be literals (``optimizer="adam"``). Each trial runs in a fresh TensorFlow process, so ``build_model`` must be importable (defined
     in a module, not in ``__main__`` or a notebook cell). Returns the trials, the baseline
     (``batch_size``, NumPy input, float32) and the winner; see ``tfgpu tune --help`` for the search.
 
     Raises:
-        DiagnosticError: ``build_model`` cannot be imported by the trial processes.
+        DiagnosticError: ``build_model`` cannot be imported by the trial processes, or
+            ``compile_kwargs`` holds objects.
     """
     from tfgpu.nvml.client import PynvmlClient
     from tfgpu.tuning.api import tune as run_tune

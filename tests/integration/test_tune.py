@@ -47,3 +47,25 @@ def test_tune_template_and_usage_errors():
         [sys.executable, "-m", "tfgpu", "tune", "nope.py"], capture_output=True, text=True, timeout=60
     )
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_public_tune_on_arrays_and_on_a_dataset():
+    import keras
+    import pytest
+    import tensorflow as tf
+    from tests.fakes.scripts import tune_tiny
+
+    import tfgpu
+    from tfgpu.model.errors import DiagnosticError
+
+    x, y = tune_tiny.make_dataset()
+    literal = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}
+    on_arrays = tfgpu.tune(tune_tiny.build_model, (x[:512], y[:512]), budget_seconds=1, compile_kwargs=literal)
+    ds = tf.data.Dataset.from_tensor_slices((x[:512], y[:512]))
+    on_dataset = tfgpu.tune(tune_tiny.build_model, ds, budget_seconds=1, compile_kwargs=literal, batch_size=32)
+    for result in (on_arrays, on_dataset):
+        assert result.baseline.outcome == "ok" and result.baseline.samples_per_second > 0, result.baseline.reason
+    assert on_dataset.baseline.config.batch_size == 32
+    with pytest.raises(DiagnosticError) as info:
+        tfgpu.tune(tune_tiny.build_model, (x, y), compile_kwargs={"loss": keras.losses.SparseCategoricalCrossentropy()})
+    assert info.value.reference == "tune-compile-kwargs-not-literal"
