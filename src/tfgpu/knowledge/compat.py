@@ -7,24 +7,17 @@ Toolkit release notes (Tables 2 and 3) for drivers, and NVIDIA's CUDA GPUs page.
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING
+
+from tfgpu.knowledge.tables import csv_rows
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
 _DRIVER = re.compile(r"(\d+(?:\.\d+){0,2})")
-
-
-@functools.cache
-def _rows(name: str) -> list[dict[str, str]]:
-    text = resources.files("tfgpu.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
-    return list(csv.DictReader(io.StringIO(text)))
 
 
 def version_key(text: str) -> tuple[int, ...]:
@@ -101,7 +94,7 @@ def _pins(text: str) -> tuple[Requirement, ...]:
 def tf_releases(platform: str = "linux-gpu") -> tuple[TfRelease, ...]:
     """Every release of one platform, newest first."""
     out = []
-    for row in _rows("tf_builds.csv"):
+    for row in csv_rows("tf_builds.csv"):
         if row["platform"] != platform:
             continue
         low, high = _python_range(row["python_versions"])
@@ -157,7 +150,7 @@ def _driver_number(text: str) -> str | None:
 
 def driver_requirement(cuda_version: str) -> DriverRequirement | None:
     """The row for this CUDA version: an exact match, else the newest of that major.minor."""
-    rows = _rows("cuda_driver.csv")
+    rows = csv_rows("cuda_driver.csv")
     exact = [r for r in rows if r["cuda_version"] == cuda_version]
     same_minor = [r for r in rows if major_minor(r["cuda_version"]) == major_minor(cuda_version)]
     # With only major.minor known, the x.y.0 release is the lenient, correct minimum.
@@ -194,7 +187,7 @@ def gpu_model(name: str) -> GpuModel | None:
     """The table row whose model name best matches an NVML/nvidia-smi product name."""
     wanted = _normalise_gpu(name)
     best: tuple[int, GpuModel] | None = None
-    for row in _rows("gpu_cc.csv"):
+    for row in csv_rows("gpu_cc.csv"):
         model = _normalise_gpu(row["gpu_model"])
         if model == wanted or (model and f" {model} " in f" {wanted} "):
             score = len(model)
@@ -218,7 +211,7 @@ def pinned_version_ok(pin: Requirement, installed: str) -> bool:
 
 def arch_row(tf_version: str) -> dict[str, str] | None:
     """The tf_archs.csv row for this release, or the newest older Linux row."""
-    rows = [r for r in _rows("tf_archs.csv") if r["platform"] == "linux-x86_64"]
+    rows = [r for r in csv_rows("tf_archs.csv") if r["platform"] == "linux-x86_64"]
     key = version_key(major_minor(tf_version))
     older = [r for r in rows if version_key(major_minor(r["tf_version"])) <= key]
     return max(older, key=lambda r: version_key(r["tf_version"])) if older else None

@@ -8,16 +8,14 @@ scripts/best_measured.py from the files in docs/examples/).
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
-from importlib import resources
+
+from tfgpu.knowledge.tables import csv_rows
 
 
 @functools.cache
 def _table() -> dict[tuple[str, str], float]:
-    text = resources.files("tfgpu.knowledge").joinpath("data").joinpath("gpu_measured.csv").read_text(encoding="utf-8")
-    return {(row["gpu_model"], row["workload"]): float(row["value"]) for row in csv.DictReader(io.StringIO(text))}
+    return {(row["gpu_model"], row["workload"]): float(row["value"]) for row in csv_rows("gpu_measured.csv")}
 
 
 def best_measured(gpu_name: str | None, workload: str) -> float | None:

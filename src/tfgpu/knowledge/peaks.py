@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 from dataclasses import dataclass
-from importlib import resources
+
+from tfgpu.knowledge.tables import csv_rows
 
 _DTYPE_COLUMN = {
     "float64": "fp64_tflops",
@@ -29,9 +28,8 @@ class GpuPeaks:
 
 @functools.cache
 def _table() -> tuple[GpuPeaks, ...]:
-    text = resources.files("tfgpu.knowledge").joinpath("data").joinpath("gpu_peaks.csv").read_text(encoding="utf-8")
     out = []
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in csv_rows("gpu_peaks.csv"):
         tflops = {dtype: float(row[col]) for dtype, col in _DTYPE_COLUMN.items() if row[col]}
         out.append(
             GpuPeaks(
