@@ -43,9 +43,11 @@ class RunFacts:
     """Whether the model was compiled with XLA (Keras resolves jit_compile="auto" to True on a GPU)."""
 
 
-def first_epoch_cost(run: RunFacts) -> Verdict | None:
-    """A first epoch far slower than the rest: tracing, autotuning and (with XLA) compilation.
+def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
+    """A first epoch far slower than the rest (tracing, autotuning, XLA compilation).
 
+    The flag says whether its extra time over the fastest later epoch outweighs all the later
+    epochs together; then it is the headline.
     On the H200 XLA's first epoch of the small MNIST CNN took 55-62 s against ~3 s warm
     (docs/performance.md): a run of one or two epochs then measures the compiler, which is
     how Keras's jit_compile="auto" made that model look 25x slower than it is.
@@ -57,23 +59,22 @@ def first_epoch_cost(run: RunFacts) -> Verdict | None:
     extra = first - typical
     if extra < 10.0 or first < 3 * typical:
         return None
-    cause = (
-        "tracing and XLA compilation (the model is compiled with XLA" if run.jit_compile else "tracing and autotuning"
-    )
-    cause += "; Keras's jit_compile='auto' means XLA on a GPU)" if run.jit_compile else ""
-    advice = ["judge training speed from the second epoch on"]
     if run.jit_compile:
-        advice.insert(
-            0,
+        cause = "tracing and XLA compilation (the model is compiled with XLA; Keras's jit_compile='auto' means XLA on a GPU)"
+        advice: tuple[str, ...] = (
             "for runs of a few epochs: model.compile(..., jit_compile=False); XLA compiles again for every new input shape",
+            "judge training speed from the second epoch on",
         )
-    return Verdict(
+    else:
+        cause, advice = "tracing and autotuning", ("judge training speed from the second epoch on",)
+    verdict = Verdict(
         "first-epoch-compile",
         "info",
         f"The first epoch cost {extra:.0f} s more than the others ({first:.1f} s vs {typical:.1f} s)",
         f"The extra time is {cause}.",
-        tuple(advice),
+        advice,
     )
+    return verdict, first - rest[0] > sum(rest)
 
 
 def hardware_errors(stats: SampleStats) -> list[Verdict]:
@@ -161,13 +162,12 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
                 ("improve cooling or airflow", "check the fans and the room temperature"),
             )
         )
-    compile_cost = first_epoch_cost(run)
-    if compile_cost and run.epoch_seconds[0] - min(run.epoch_seconds[1:]) > sum(run.epoch_seconds[1:]):
-        out.append(compile_cost)  # the compiler cost more than all the training after it: the headline
-        compile_cost = None
+    compile_cost = _first_epoch_cost(run)
+    if compile_cost and compile_cost[1]:
+        out.append(compile_cost[0])  # the compiler cost more than all the training after it
     out.append(_utilisation(gpu, util, run))
-    if compile_cost:
-        out.append(compile_cost)
+    if compile_cost and not compile_cost[1]:
+        out.append(compile_cost[0])
     if (
         run.tf_memory_peak_bytes
         and gpu.memory_total_bytes
