@@ -56,13 +56,14 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     ratios = compare(result, previous) if previous else None
     from tfgpu.report.bench import render_bench_json
 
+    document = render_bench_json(result, ratios) if args.save or args.json else ""
     if args.save:
         try:
-            Path(args.save).write_text(render_bench_json(result, ratios), encoding="utf-8")
+            Path(args.save).write_text(document, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {args.save}: {exc}") from None
     if args.json:
-        env.stdout.write(render_bench_json(result, ratios))
+        env.stdout.write(document)
     else:
         from tfgpu.report.bench import bench_table
         from tfgpu.report.text import make_console

@@ -48,24 +48,16 @@ def _topology(gpus: tuple[GpuFacts, ...]) -> list[Finding]:
     Replicas on such a pair send every all-reduce through both CPUs' memory; keeping a job on
     GPUs of one socket (or NVLink) is the fix. Source: nvmlGpuTopologyLevel_t in nvml.h.
     """
-    far = sorted(
-        {
-            (min(g.index, link.peer), max(g.index, link.peer))
-            for g in gpus
-            if not isinstance(g.links, Unavailable)
-            for link in g.links
-            if link.via == "system"
-        }
-    )
-    if not far:
-        return []
-    near = [
-        (min(g.index, link.peer), max(g.index, link.peer))
+    via = {
+        (min(g.index, link.peer), max(g.index, link.peer)): link.via
         for g in gpus
         if not isinstance(g.links, Unavailable)
         for link in g.links
-        if link.via != "system"
-    ]
+    }
+    far = sorted(pair for pair, how in via.items() if how == "system")
+    if not far:
+        return []
+    near = sorted(pair for pair, how in via.items() if how != "system")
     pairs = ", ".join(f"GPU {a}-{b}" for a, b in far)
     hint = (
         f"For multi-GPU training pick GPUs that share a socket, e.g. tfgpu.setup(gpus='{near[0][0]},{near[0][1]}')."
