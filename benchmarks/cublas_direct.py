@@ -14,15 +14,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import statistics
-import time
 
 import numpy as np
+from tf_vs_torch import CHAIN, median_seconds  # the same timing as the TF/torch comparison
 
 CUDA_R = {"float16": 2, "bfloat16": 14, "float32": 0}
 COMPUTE_32F, COMPUTE_32F_FAST_TF32 = 68, 77
 GEMM_DEFAULT = -1
-CHAIN = 8
 
 
 def wheel_library(package: str, name: str) -> ctypes.CDLL:
@@ -49,14 +47,7 @@ def gemm_rate(cublas: ctypes.CDLL, cudart: ctypes.CDLL, args: tuple[object, ...]
             check(cublas.cublasGemmEx(*args), "cublasGemmEx")
         check(cudart.cudaDeviceSynchronize(), "cudaDeviceSynchronize")
 
-    for _ in range(2):
-        run()
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 2.0 * n**3 * CHAIN / statistics.median(times) / 1e12
+    return 2.0 * n**3 * CHAIN / median_seconds(run) / 1e12
 
 
 def main() -> None:
