@@ -9,9 +9,9 @@ separate: the input (NumPy, tf.data, one batch repeated: no input work, only its
 batch, steps_per_execution, XLA (and what its first epoch costs: tracing + compiling), the
 precision, and Grappler's layout optimizer (which rewrites NHWC convolutions to NCHW unless
 they are float16). All rows run in one benchmark child; samples/s is a second, warm epoch.
-`--only xla-compile` and `--only resnet50-input` are the next experiments (not yet run on a
-GPU): XLA's first epoch with its autotuning or Triton GEMMs off, and ResNet-50 with the batch
-prefetched to the GPU or sent as uint8. Needs TensorFlow; without a GPU the rows run on the
+`--only xla-compile` (not yet run on a GPU): XLA's first epoch with its autotuning or Triton
+GEMMs off. `--only resnet50-input`: ResNet-50 with its batch kept on the GPU (the model's own
+step, per precision) against the host batch, prefetched to the GPU, or sent as uint8. Needs TensorFlow; without a GPU the rows run on the
 CPU (slowly).
 """
 
@@ -66,11 +66,18 @@ def xla_compile_rows() -> list[dict[str, Any]]:
 
 
 def resnet_input_rows() -> list[dict[str, Any]]:
-    """Where ResNet-50's host time goes (next lease): the batch's trip to the GPU, overlapped or shrunk."""
-    base = {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": "mixed_bfloat16"}
-    return [{**base, "input": i} for i in ("tf.data", "prefetch_to_device", "uint8")] + [
-        {**base, "input": "prefetch_to_device", "steps_per_execution": 8}
+    """Is ResNet-50's step the model or the batch's trip to the GPU? The batch kept on the GPU, per precision,
+    against the repeated host batch, and the trip overlapped (prefetch_to_device) or shrunk (uint8)."""
+    base = {"kind": "model", "model": "resnet50", "batch": 256, "steps": 12}
+    rows = [
+        {"precision": "float32"},
+        {"precision": "float32", "input": "resident"},
+        {"precision": "mixed_bfloat16", "input": "resident"},
+        {"precision": "mixed_float16", "input": "resident"},
+        {"precision": "mixed_bfloat16", "input": "prefetch_to_device"},
+        {"precision": "mixed_bfloat16", "input": "uint8"},
     ]
+    return [{**base, **r} for r in rows]
 
 
 GROUPS = {

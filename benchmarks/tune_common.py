@@ -19,13 +19,14 @@ from pathlib import Path
 
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
-from tfgpu.report.tune import describe, trial_row
+from tfgpu.report.tune import trial_row, winner_line
 from tfgpu.tuning.advice import xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
 from tfgpu.tuning.search import search
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+HAND_TIMEOUT_SECONDS = 300.0
 
 
 def _print(trial: Trial) -> None:
@@ -49,7 +50,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
         print("hand-picked configurations:")
         hand_rows = []
         for config in hand:
-            trial = measure("hand", config)
+            trial = measure("hand", config, HAND_TIMEOUT_SECONDS)
             _print(trial)
             hand_rows.append({"config": dataclasses.asdict(config), "samples_per_second": trial.samples_per_second})
     doc_out["hand"] = hand_rows
@@ -70,10 +71,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
         )
         wall = time.monotonic() - start
         ratio = (result.best.samples_per_second or 0.0) / best_hand["samples_per_second"]
-        print(
-            f"tune winner: {describe(result.best)} {result.best.samples_per_second or 0:,.0f} samples/s, "
-            f"{result.speedup or 0:.1f}x the seed configuration, {len(result.trials)} trials in {wall:.0f} s"
-        )
+        print(f"tune {winner_line(result)}")
         print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
         note = xla_break_even(result)
         if note:

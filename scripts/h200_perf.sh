@@ -7,13 +7,31 @@
 #   bash scripts/h200_perf.sh tune-resnet  benchmarks/tune_resnet50.py with the hand figures of "causes"
 #   bash scripts/h200_perf.sh next         not yet run: XLA compile-time flags, ResNet-50 input variants
 #   bash scripts/h200_perf.sh gpu-tests    tests/gpu (needs pytest in the machine's Python)
-# Each part's files land in $OUT/<part>.tgz (at most 8 files come back from a call), refreshed
-# after every step so a call cut short still returns what it finished; state kept between the
-# calls of one lease in /tmp/tfgpu-h200.
+#   bash scripts/h200_perf.sh resnet-input ResNet-50 with its batch on the GPU, per precision; prefetched; uint8
+#   bash scripts/h200_perf.sh lease PART...  the parts one after another, in the background (setsid:
+#                                          it outlives the call), for more than one call's 10 minutes
+#   bash scripts/h200_perf.sh wait SECONDS   until the lease's parts are done or SECONDS pass
+# Each part's files land in <part>.tgz (at most 8 files come back from a call), refreshed after
+# every step so a call cut short still returns what it finished, copied to $OUT at the end of the
+# call; state kept between the calls of one lease in /tmp/tfgpu-h200.
 set -u
 part=$1
 root=$(pwd)
-keep=/tmp/tfgpu-h200; mkdir -p "$keep"
+keep=/tmp/tfgpu-h200; mkdir -p "$keep/tgz"
+case $part in
+lease)
+  shift
+  rm -f "$keep/done"
+  setsid nohup env -u OUT bash -c 'for p in "$@"; do bash scripts/h200_perf.sh "$p" >/dev/null 2>&1; done; touch /tmp/tfgpu-h200/done' \
+    lease "$@" >/dev/null 2>&1 </dev/null &
+  echo "lease started: $*"; exit 0 ;;
+wait)
+  end=$((SECONDS + $2))
+  while [ ! -f "$keep/done" ] && [ $SECONDS -lt "$end" ]; do sleep 5; done
+  for d in "$keep"/*/; do d=$(basename "$d"); [ "$d" = tgz ] || tar -C "$keep" -czf "$OUT/$d.tgz" "$d"; done
+  for f in "$keep"/*/*.txt; do echo "== $f"; tail -8 "$f" | cut -c1-200; done
+  [ -f "$keep/done" ] && echo "LEASE DONE"; exit 0 ;;
+esac
 o=$keep/$part; rm -rf "$o"; mkdir -p "$o"
 source .gpu-stack/device.sh env
 export PYTHONPATH=$PYTHONPATH:$root/src:/tmp/site PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2
@@ -21,7 +39,7 @@ export PYTHONPATH=$PYTHONPATH:$root/src:/tmp/site PYTHONUNBUFFERED=1 TF_CPP_MIN_
 step() {
   local limit=$1 name=$2; shift 2; local t0=$SECONDS
   timeout "$limit" "$@" >"$o/$name" 2>&1; echo "[exit $? after $((SECONDS - t0)) s]" >>"$o/$name"
-  tar -C "$keep" -czf "$OUT/$part.tgz" "$part"
+  tar -C "$keep" -czf "$keep/tgz/$part.tgz" "$part"
 }
 bf16_product='import tensorflow as tf
 a = tf.cast(tf.random.normal([8192, 8192]), tf.bfloat16)
@@ -49,19 +67,23 @@ causes)
   step 220 resnet50-hand.txt python3 benchmarks/tune_resnet50.py --skip-tune --json "$o/resnet50-hand.json"
   ;;
 tune-mnist)
-  step 580 tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-480}" --json "$o/tune-mnist.json"
+  step $((${BUDGET:-480} + 100)) tune-mnist.txt python3 benchmarks/tune_mnist.py --budget "${BUDGET:-480}" --json "$o/tune-mnist.json"
   ;;
 tune-resnet)
   hand=(); [ -f "$keep/causes/resnet50-hand.json" ] && hand=(--hand-from "$keep/causes/resnet50-hand.json")
-  step 580 tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-450}" "${hand[@]}" --json "$o/tune-resnet50.json"
+  step $((${BUDGET:-540} + 250)) tune-resnet50.txt python3 benchmarks/tune_resnet50.py --budget "${BUDGET:-540}" "${hand[@]}" --json "$o/tune-resnet50.json"
   ;;
 gpu-tests)
-  step 560 gpu-tests.txt env TFGPU_RUN_GPU_TESTS=1 python3 -m pytest -q -p no:cacheprovider tests/gpu
+  step 560 gpu-tests.txt env TFGPU_RUN_GPU_TESTS=1 python3 -m pytest -v -p no:cacheprovider tests/gpu
   ;;
 next)
   step 280 xla-compile.txt python3 benchmarks/training_causes.py --only xla-compile --json "$o/xla-compile.json"
   step 280 resnet50-input.txt python3 benchmarks/training_causes.py --only resnet50-input --json "$o/resnet50-input.json"
   ;;
+resnet-input)
+  step 300 resnet50-input.txt python3 benchmarks/training_causes.py --only resnet50-input --json "$o/resnet50-input.json"
+  ;;
 esac
-tar -C "$keep" -czf "$OUT/$part.tgz" "$part"
+tar -C "$keep" -czf "$keep/tgz/$part.tgz" "$part"
+[ -n "${OUT:-}" ] && cp "$keep/tgz/$part.tgz" "$OUT/"
 for f in "$o"/*.txt; do echo "== $f"; tail -30 "$f" | cut -c1-220; done

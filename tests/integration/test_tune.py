@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tfgpu.model.tune import TrialConfig
@@ -18,11 +19,25 @@ def test_trial_ok_and_a_fake_oom_in_the_child():
     env = {**os.environ, "TFGPU_TUNE_FAKE_OOM_ABOVE": "64"}
     runner = TrialRunner(SCRIPT, tune_runner(), None, env)
     ok = runner("baseline", TrialConfig(batch_size=64, input="tf.data"))
-    assert ok.outcome == "ok" and ok.samples_per_second > 0 and ok.loss > 0
+    assert ok.outcome == "ok" and ok.samples_per_second > 0 and ok.loss > 0 and ok.data == "arrays"
     oom = runner("batch size", TrialConfig(batch_size=128))
     assert oom.outcome == "oom" and "OOM" in oom.reason
     staged = runner("input pipeline", TrialConfig(batch_size=32, input="tf.data+device", jit_compile=False))
     assert staged.outcome == "ok" and staged.samples_per_second > 0 and staged.warmup_seconds > 0
+
+
+def test_a_large_batch_is_timed_over_enough_steps_on_the_parents_clock(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"batch_size": 1024, "input": "tf.data", "jit_compile": False}))
+    before = time.monotonic()
+    run = tune_runner().run(
+        "trial", timeout_seconds=300, env=dict(os.environ), args=("--script", SCRIPT, "--config", str(config))
+    )
+    after = time.monotonic()
+    data = run.envelope["data"]
+    # 2048 samples are 2 steps of 1024: five epochs are timed, inside the parent's view of the child's life
+    assert data["timed_steps"] == 10 and before < data["timed_window"][0] < data["timed_window"][1] < after
+    assert data["samples_per_second"] == 5 * 2048 / data["seconds"]
 
 
 def test_tune_cli_json_within_a_tiny_budget():

@@ -23,7 +23,7 @@ class TrialConfig:
 
 @dataclass(frozen=True)
 class Trial:
-    """One measured trial: ``outcome`` ok, oom, memory-headroom, error, slower, numerically-off or skipped."""
+    """One measured trial: ``outcome`` ok, oom, memory-headroom, timeout, error, slower, numerically-off or skipped."""
 
     step: str
     config: TrialConfig
@@ -31,11 +31,14 @@ class Trial:
     samples_per_second: float | None = None
     loss: float | None = None
     utilization_percent: float | None = None
+    """Mean GPU utilization over the timed steps (over the whole child when it gave no window)."""
     reason: str = ""
     warmup_seconds: float | None = None
     """The first, untimed epoch: tracing, autotuning and XLA compilation (what each new run pays)."""
     memory_peak_fraction: float | None = None
     """Peak of TF's allocator over the GPU's memory (None without a GPU)."""
+    data: str | None = None
+    """What the script's make_dataset() gave: "arrays" or "dataset" (None when the trial failed)."""
 
 
 @dataclass(frozen=True)

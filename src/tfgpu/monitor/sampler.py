@@ -121,17 +121,25 @@ class Sampler:
         """A tag for ``stats(since=...)``: now."""
         return self.clock.monotonic()
 
-    def samples(self, since: float | None = None, index: int | None = None) -> list[GpuSample]:
-        """Kept samples, optionally from a mark on and of one GPU."""
+    def samples(
+        self, since: float | None = None, index: int | None = None, until: float | None = None
+    ) -> list[GpuSample]:
+        """Kept samples, optionally from a mark on (up to another) and of one GPU."""
         with self._lock:
             data = list(self._buffer)
-        return [s for s in data if (since is None or s.time_seconds >= since) and (index is None or s.index == index)]
+        return [
+            s
+            for s in data
+            if (since is None or s.time_seconds >= since)
+            and (until is None or s.time_seconds <= until)
+            and (index is None or s.index == index)
+        ]
 
     def first_busy(self) -> float | None:
         """Time of the first sample with any GPU activity: where a process's start-up ends."""
         return next((s.time_seconds for s in self.samples() if (s.utilization_percent or 0) > 0), None)
 
-    def stats(self, since: float | None = None) -> list[SampleStats]:
-        """Statistics per GPU over the samples since the mark (all samples without one)."""
-        window = self.samples(since)
+    def stats(self, since: float | None = None, until: float | None = None) -> list[SampleStats]:
+        """Statistics per GPU over the samples since the mark (all samples without one), up to ``until``."""
+        window = self.samples(since, until=until)
         return [compute_stats(i, [s for s in window if s.index == i]) for i in self.gpu_indices]

@@ -7,8 +7,10 @@ The user's script exposes ``build_model()`` (an uncompiled Keras model) and ``ma
 optionally ``COMPILE`` (kwargs for ``model.compile``; default adam + sparse categorical
 crossentropy). The config picks batch size, input pipeline, precision, jit_compile and
 steps_per_execution; the result is samples/s after a warm-up and the loss after the same
-number of steps (for the numerical tolerance check). An out-of-memory error is a result, not a
-crash. Never imports tfgpu.
+number of steps (for the numerical tolerance check), with the timed window on the system's
+monotonic clock (the parent's GPU sampler uses the same clock, so utilization is read over
+the timed steps only, not the warm-up). An out-of-memory error is a result, not a crash.
+Never imports tfgpu.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import traceback
 from typing import Any
 
 SCHEMA_VERSION = 1
+MIN_TIMED_STEPS = 10
+"""A large batch of a small dataset is a few steps per epoch: time enough epochs for this many."""
 
 
 def load_script(path: str) -> Any:
@@ -65,7 +69,7 @@ def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, An
 
 
 def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
-    """Build, compile, warm up, time one epoch-sized run, and read the loss."""
+    """Build, compile, warm up, time at least an epoch (and MIN_TIMED_STEPS steps), and read the loss."""
     import keras
 
     fake_oom = os.environ.get("TFGPU_TUNE_FAKE_OOM_ABOVE")
@@ -79,13 +83,17 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
     compile_kwargs = dict(getattr(module, "COMPILE", {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}))
     jit = config.get("jit_compile", "auto")
     model.compile(**compile_kwargs, jit_compile=jit, steps_per_execution=int(config.get("steps_per_execution", 1)))
-    fit_args, count = make_input(tf, module.make_dataset(), config)
+    data = module.make_dataset()
+    fit_args, count = make_input(tf, data, config)
     start = time.perf_counter()
     model.fit(**fit_args, epochs=1, verbose=0)  # warm-up: tracing, autotuning, XLA compilation
     warmup = time.perf_counter() - start
-    start = time.perf_counter()
-    history = model.fit(**fit_args, epochs=int(config.get("epochs", 1)), verbose=0)
-    seconds = time.perf_counter() - start
+    steps_per_epoch = -(-count // int(config["batch_size"])) if count else MIN_TIMED_STEPS
+    epochs = max(int(config.get("epochs", 1)), -(-MIN_TIMED_STEPS // steps_per_epoch))
+    window_start = time.monotonic()
+    history = model.fit(**fit_args, epochs=epochs, verbose=0)
+    window_end = time.monotonic()
+    seconds = window_end - window_start
     keras.mixed_precision.set_global_policy("float32")
     peak = None
     if tf.config.list_logical_devices("GPU"):
@@ -94,8 +102,11 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
         with contextlib.suppress(ValueError, KeyError, RuntimeError):
             peak = int(tf.config.experimental.get_memory_info("GPU:0")["peak"])
     return {
-        "samples_per_second": count * int(config.get("epochs", 1)) / seconds,
+        "samples_per_second": count * epochs / seconds,
         "seconds": seconds,
+        "timed_window": [window_start, window_end],
+        "timed_steps": epochs * steps_per_epoch,
+        "data": "arrays" if isinstance(data, tuple) else "dataset",
         "warmup_seconds": warmup,
         "memory_peak_bytes": peak,
         "loss": float(history.history["loss"][-1]),

@@ -22,6 +22,20 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     return (trial.step, describe(trial), rate, util, warmup, trial.outcome, trial.reason)
 
 
+def winner_line(result: TuneResult) -> str:
+    """The verdict: the winner, its rate and its speedup over the start (or why there is none)."""
+    best, start = result.best, result.baseline
+    against = (
+        f"{result.speedup:.2f}x the starting configuration ({start.samples_per_second:,.0f} samples/s)"
+        if result.speedup
+        else f"the starting configuration gave no figure ({start.outcome}: {start.reason})"
+    )
+    return (
+        f"Winner: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s, {against}, "
+        f"{len(result.trials)} trials in {result.seconds:.0f} s"
+    )
+
+
 def render_tune_json(result: TuneResult, code: str, caveat: str | None, xla_note: str | None = None) -> str:
     """``--json``."""
     return (

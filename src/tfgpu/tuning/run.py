@@ -44,8 +44,9 @@ class TrialRunner:
         self.environ = dict(environ)
         self.timeout_seconds = timeout_seconds
 
-    def __call__(self, step: str, config: TrialConfig) -> Trial:
-        """One trial; any failure of the child is an outcome."""
+    def __call__(self, step: str, config: TrialConfig, timeout_seconds: float | None = None) -> Trial:
+        """One trial, given at most ``timeout_seconds`` (the search's budget left); any failure of the child is an outcome."""
+        timeout = self.timeout_seconds if timeout_seconds is None else min(self.timeout_seconds, timeout_seconds)
         env = {**self.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
         if config.allocator == "cuda_malloc_async":
             env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
@@ -59,17 +60,15 @@ class TrialRunner:
             try:
                 run = self.runner.run(
                     "trial",
-                    timeout_seconds=self.timeout_seconds,
+                    timeout_seconds=timeout,
                     env=env,
                     args=("--script", self.script, "--config", path),
                 )
             finally:
                 if sampler:
                     sampler.stop()
-        util = None
-        if sampler:
-            stats = sampler.stats(since=sampler.first_busy())
-            util = stats[0].get("utilization_percent").mean if stats else None
+        if run.status == "timed_out":
+            return Trial(step, config, "timeout", reason=run.problem or "no answer in time")
         if run.status != "ok" or run.envelope is None:
             return Trial(step, config, "error", reason=run.problem or run.status)
         if not run.envelope.get("ok"):
@@ -82,7 +81,7 @@ class TrialRunner:
             )
         data = run.envelope["data"]
         if data.get("outcome") == "oom":
-            return Trial(step, config, "oom", reason=data.get("message", "out of memory"), utilization_percent=util)
+            return Trial(step, config, "oom", reason=data.get("message", "out of memory"))
         peak, total = data.get("memory_peak_bytes"), self._memory_total()
         return Trial(
             step,
@@ -90,9 +89,10 @@ class TrialRunner:
             "ok",
             data.get("samples_per_second"),
             data.get("loss"),
-            util,
+            _utilization(sampler, data.get("timed_window")),
             warmup_seconds=data.get("warmup_seconds"),
             memory_peak_fraction=peak / total if peak and total else None,
+            data=data.get("data"),
         )
 
     def _memory_total(self) -> int | None:
@@ -112,3 +112,16 @@ class TrialRunner:
         except NvmlUnavailable:
             return None
         return Sampler(self.nvml, [0], 0.2)
+
+
+def _utilization(sampler: Sampler | None, window: list[float] | None) -> float | None:
+    """Mean utilization over the child's timed steps (the child reports them on the same monotonic clock).
+
+    Without a window (an older worker), from the first busy sample on: the warm-up then counts,
+    which for a ResNet-50 trial is most of the child's GPU time.
+    """
+    if sampler is None:
+        return None
+    since, until = (window[0], window[1]) if window else (sampler.first_busy(), None)
+    stats = sampler.stats(since=since, until=until)
+    return stats[0].get("utilization_percent").mean if stats else None

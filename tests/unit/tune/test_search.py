@@ -15,12 +15,13 @@ def fake_measure(
     calls: list | None = None,
     precision_gain: dict | None = None,
     xla_gain: float = 0.5,
+    data: str = "dataset",
 ):
     """Throughput grows with batch (saturating), tf.data helps, mixed helps, XLA hurts."""
 
-    def measure(step: str, config: TrialConfig) -> Trial:
+    def measure(step: str, config: TrialConfig, timeout: float) -> Trial:
         if calls is not None:
-            calls.append((step, config))
+            calls.append((step, config, timeout))
         if config.batch_size > oom_above:
             return Trial(step, config, "oom", reason="OOM when allocating tensor")
         rate = 1000.0 * min(config.batch_size, 512) ** 0.8
@@ -29,7 +30,7 @@ def fake_measure(
         rate *= xla_gain if config.jit_compile is True else 1.0
         rate *= xla_gain if config.jit_compile == "auto" and xla_gain > 1 else 1.0  # "auto" is XLA on a GPU
         loss = 0.5 + (mixed_loss_shift if config.precision != "float32" else 0.0)
-        return Trial(step, config, "ok", rate, loss, 40.0)
+        return Trial(step, config, "ok", rate, loss, 40.0, data=data)
 
     return measure
 
@@ -55,7 +56,7 @@ def test_oom_is_bisected_to_the_largest_batch_that_fits():
 
 
 def test_a_batch_without_memory_headroom_counts_as_not_fitting():
-    def measure(step, config):
+    def measure(step, config, timeout):
         batch = config.batch_size
         return Trial(step, config, "ok", 1000.0 * batch, 0.5, memory_peak_fraction=batch / 1200)
 
@@ -100,7 +101,7 @@ def test_xla_is_judged_last_even_when_it_wins_at_the_start():
 
 
 def test_the_start_stays_the_winner_when_nothing_beats_it():
-    def measure(step, config):
+    def measure(step, config, timeout):
         rate = 900.0 if config == TrialConfig(batch_size=64) else 500.0
         return Trial(step, config, "ok", rate, 0.5)
 
@@ -123,7 +124,7 @@ def test_budget_skips_the_remaining_trials_and_on_trial_sees_each_once():
 
 
 def test_a_failing_baseline_ends_the_search():
-    def broken(step, config):
+    def broken(step, config, timeout):
         return Trial(step, config, "error", reason="ImportError: no module named keras")
 
     result = search(TrialConfig(batch_size=64), broken, budget_seconds=1e9, mixed_policies=())
@@ -158,3 +159,68 @@ def test_xla_break_even_counts_the_samples_that_repay_its_compilation():
     # 54.2 s / (1/289228 - 1/330102 s per sample) = 126.6 million samples: 2,110 epochs of MNIST
     assert "14% faster" in note and "after 126,602,0" in note
     assert xla_break_even(TuneResult((plain,), plain, plain, 10.0)) is None
+
+
+def test_a_start_still_compiling_xla_when_its_time_runs_out_hands_over_to_xla_off():
+    # As ResNet-50 on the H200: jit_compile="auto" had not finished compiling after 225 s.
+    calls: list = []
+    plain = fake_measure(calls=calls)
+
+    def measure(step, config, timeout):
+        if config.jit_compile is not False:
+            calls.append((step, config, timeout))
+            return Trial(step, config, "timeout", reason=f"no answer within {timeout:.0f} s")
+        return plain(step, config, timeout)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=600, mixed_policies=())
+    assert calls[0][2] == 200 and result.trials[0].outcome == "timeout"  # a third of the budget for the start
+    assert result.trials[1].step == "XLA off" and "reference from here on" in result.trials[1].reason
+    assert result.best.config.jit_compile is False and result.best.config.batch_size == 512
+    assert result.speedup is None and result.baseline is result.trials[0]
+
+    from tfgpu.report.tune import winner_line
+
+    assert "the starting configuration gave no figure (timeout: no answer within 200 s)" in winner_line(result)
+
+
+def test_a_start_without_xla_that_times_out_ends_the_search():
+    def measure(step, config, timeout):
+        return Trial(step, config, "timeout", reason="no answer within 120 s")
+
+    result = search(TrialConfig(batch_size=64, jit_compile=False), measure, budget_seconds=10, mixed_policies=())
+    assert len(result.trials) == 1 and result.best.outcome == "timeout"
+
+
+def test_later_trials_get_the_budget_left_and_none_starts_that_cannot_finish():
+    now = [0.0]
+    calls: list = []
+    plain = fake_measure(calls=calls)
+
+    def measure(step, config, timeout):
+        now[0] += 30.0  # every trial takes 30 s
+        return plain(step, config, timeout)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=100, mixed_policies=(), clock=lambda: now[0])
+    assert [c[2] for c in calls] == [120.0, 70.0, 40.0]  # the start's floor, then what is left
+    skipped = [t for t in result.trials if t.outcome == "skipped"]
+    assert skipped and skipped[0].reason == "10 s left, the quickest trial took 30 s"
+
+
+def test_a_trial_cut_by_the_budget_says_so():
+    def measure(step, config, timeout):
+        if step == "baseline":
+            return Trial(step, config, "ok", 100.0, 0.5, data="arrays")
+        return Trial(step, config, "timeout", reason=f"no answer within {timeout:.0f} s")
+
+    result = search(TrialConfig(batch_size=64, jit_compile=False), measure, budget_seconds=50, mixed_policies=())
+    assert result.trials[1].reason.startswith("the time budget ran out during the trial (no answer within")
+
+
+def test_arrays_in_memory_skip_the_cache_trial():
+    calls: list = []
+    result = search(
+        TrialConfig(batch_size=64), fake_measure(calls=calls, data="arrays"), budget_seconds=1e9, mixed_policies=()
+    )
+    cache = [t for t in result.trials if t.config.input == "tf.data+cache"]
+    assert [t.outcome for t in cache] == ["skipped"] and "arrays in memory" in cache[0].reason
+    assert all(c[1].input != "tf.data+cache" for c in calls) and result.best.config.input == "tf.data+device"

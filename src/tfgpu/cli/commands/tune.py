@@ -57,13 +57,13 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     nvml = env.nvml_factory()
     measure = TrialRunner(args.script, tune_runner(args.python), nvml, env.environ)
     from tfgpu.report.text import make_console
-    from tfgpu.report.tune import describe, render_tune_json, trial_row
+    from tfgpu.report.tune import render_tune_json, trial_row, winner_line
 
     console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
 
-    def measured(step: str, config: TrialConfig) -> Trial:
+    def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
         with env.progress(f"trial: {step}"):
-            return measure(step, config)
+            return measure(step, config, timeout_seconds)
 
     def show(trial: Trial) -> None:
         console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)
@@ -80,12 +80,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         if result.best.outcome != "ok":
             console.print(f"The starting configuration failed: {result.best.reason}", markup=False)
             return ExitStatus.ERROR
-        console.print(
-            f"\nWinner: {describe(result.best)}: {result.best.samples_per_second:,.0f} samples/s, "
-            f"{result.speedup:.2f}x the starting configuration ({result.baseline.samples_per_second:,.0f} samples/s), "
-            f"{len(result.trials)} trials in {result.seconds:.0f} s",
-            markup=False,
-        )
+        console.print("\n" + winner_line(result), markup=False)
         console.print("\n" + code, markup=False)
         for note in (caveat, xla_note):
             if note:
