@@ -20,7 +20,7 @@ from pathlib import Path
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.report.tune import trial_row, winner_line
-from tfgpu.tuning.advice import xla_break_even
+from tfgpu.tuning.advice import precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
 from tfgpu.tuning.search import search
@@ -73,9 +73,9 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
         ratio = (result.best.samples_per_second or 0.0) / best_hand["samples_per_second"]
         print(f"tune {winner_line(result)}")
         print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
-        note = xla_break_even(result)
-        if note:
-            print(note)
+        for note in (xla_break_even(result), precision_note(result)):
+            if note:
+                print(note)
         doc_out.update(
             winner=dataclasses.asdict(result.best.config),
             winner_samples_per_second=result.best.samples_per_second,

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tfgpu.bench.run import bench_runner, run_benchmark
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.nvml.sample import SampleReader
@@ -65,6 +67,7 @@ def test_burn_for_ten_seconds_passes():
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
 
+@pytest.mark.timeout(300)  # the start may compile XLA for up to 2 minutes before the 90 s budget's trials
 def test_tune_finds_a_configuration_on_the_gpu():
     result = tfgpu("tune", TUNE_SCRIPT, "--budget", "90", "--json")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -36,7 +36,13 @@ def winner_line(result: TuneResult) -> str:
     )
 
 
-def render_tune_json(result: TuneResult, code: str, caveat: str | None, xla_note: str | None = None) -> str:
+def render_tune_json(
+    result: TuneResult,
+    code: str,
+    caveat: str | None,
+    xla_note: str | None = None,
+    precision_note: str | None = None,
+) -> str:
     """``--json``."""
     return (
         json.dumps(
@@ -49,6 +55,7 @@ def render_tune_json(result: TuneResult, code: str, caveat: str | None, xla_note
                 "code_change": code,
                 "batch_caveat": caveat,
                 "xla_break_even": xla_note,
+                "precision_note": precision_note,
             },
             indent=2,
         )

@@ -224,3 +224,28 @@ def test_arrays_in_memory_skip_the_cache_trial():
     cache = [t for t in result.trials if t.config.input == "tf.data+cache"]
     assert [t.outcome for t in cache] == ["skipped"] and "arrays in memory" in cache[0].reason
     assert all(c[1].input != "tf.data+cache" for c in calls) and result.best.config.input == "tf.data+device"
+
+
+def recorded(name: str):
+    """A tune run recorded on the H200 (benchmarks/tune_*.py --json), as a TuneResult."""
+    import json
+    from pathlib import Path
+
+    from tfgpu.model.tune import TuneResult
+
+    doc = json.loads((Path(__file__).parents[3] / "docs" / "examples" / name).read_text())
+    trials = tuple(Trial(**{**t, "config": TrialConfig(**t["config"])}) for t in doc["trials"])
+    best = next(t for t in trials if t.config == TrialConfig(**doc["winner"]) and t.outcome == "ok")
+    return TuneResult(trials, trials[0], best, doc["seconds"])
+
+
+def test_precision_note_on_the_h200_runs_names_the_kernels_only_when_the_gpu_was_busy():
+    from tfgpu.report.tune import winner_line
+    from tfgpu.tuning.advice import precision_note
+
+    resnet = recorded("h200-tune-resnet50.json")
+    note = precision_note(resnet)
+    assert "(mixed_bfloat16 604, mixed_float16 604 vs float32 740 samples/s) with the GPU 86% busy" in note
+    assert "gave no figure (timeout: no answer within 180 s)" in winner_line(resnet)
+    # MNIST's mixed trials lost too, but with the GPU 19% busy: the step overhead, not the kernels
+    assert precision_note(recorded("h200-tune-mnist.json")) is None

@@ -9,7 +9,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.tune import Trial, TrialConfig
-from tfgpu.tuning.advice import batch_caveat, code_change, xla_break_even
+from tfgpu.tuning.advice import batch_caveat, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
 from tfgpu.tuning.search import search
@@ -73,16 +73,16 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     )
     code = code_change(result.baseline.config, result.best.config)
     caveat = batch_caveat(result.baseline.config, result.best.config)
-    xla_note = xla_break_even(result)
+    xla_note, kernels_note = xla_break_even(result), precision_note(result)
     if args.json:
-        env.stdout.write(render_tune_json(result, code, caveat, xla_note))
+        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note))
     else:
         if result.best.outcome != "ok":
             console.print(f"The starting configuration failed: {result.best.reason}", markup=False)
             return ExitStatus.ERROR
         console.print("\n" + winner_line(result), markup=False)
         console.print("\n" + code, markup=False)
-        for note in (caveat, xla_note):
+        for note in (caveat, xla_note, kernels_note):
             if note:
                 console.print("\n" + note, markup=False)
     return ExitStatus.SUCCESS if result.best.outcome == "ok" else ExitStatus.ERROR
