@@ -1,7 +1,7 @@
 """Build src/tfgpu/knowledge/data/gpu_measured.csv: the best figure per workload seen on each GPU model.
 
     python scripts/best_measured.py --gpu "NVIDIA H200" docs/examples/h200-bench-full.json \\
-        docs/examples/h200-training-causes.json > src/tfgpu/knowledge/data/gpu_measured.csv
+        docs/examples/h200-training-causes.json docs/examples/h200-resnet50-input.json > src/tfgpu/knowledge/data/gpu_measured.csv
 
 Reads `tfgpu bench --json` documents and benchmarks/training_causes.py --json lists (the same
 workload names); keeps the highest value per name and the file it came from.
