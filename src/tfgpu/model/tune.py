@@ -23,7 +23,7 @@ class TrialConfig:
 
 @dataclass(frozen=True)
 class Trial:
-    """One measured trial: ``outcome`` ok, oom, memory-headroom, timeout, error, slower, numerically-off or skipped."""
+    """One measured trial: ``outcome`` ok, oom, memory-headroom, timeout, error, slower, no-gain, numerically-off or skipped."""
 
     step: str
     config: TrialConfig

@@ -21,7 +21,10 @@ The budget is a hard limit: each trial is given the time left and killed when it
 none starts when less is left than the quickest trial took. The start is measured whatever the
 budget, for at most a third of it (and at least two minutes); when it has XLA on and is still
 compiling then, the search goes on from XLA off, which becomes the reference. Data that are
-arrays in memory skip the cache() trial, which could only add a copy.
+arrays in memory skip the cache() trial, which could only add a copy. There is no parallel-map
+trial: the script hands over its data, not its map function, and tf.data already runs a
+stateless ``map()`` in parallel by default (``map_parallelization``, "If None, defaults to
+True": https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions).
 """
 
 from __future__ import annotations
@@ -111,6 +114,13 @@ def search(
     def mark(trial: Trial, outcome: str, reason: str) -> None:
         trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
 
+    def reject(trial: Trial, reason: str, gain: float) -> None:
+        """Not kept: "slower", or "no-gain" when faster by less than ``gain`` (inside run-to-run noise)."""
+        if (trial.samples_per_second or 0.0) >= (best.samples_per_second or 0.0):
+            mark(trial, "no-gain", f"less than {gain - 1:.0%} faster than the best: not worth the change")
+        else:
+            mark(trial, "slower", reason)
+
     def keep_if_faster(
         step: str,
         config: TrialConfig,
@@ -132,7 +142,7 @@ def search(
         if _better(trial, best, gain):
             return trial
         if trial.outcome == "ok":
-            mark(trial, "slower", slower)
+            reject(trial, slower, gain)
         return best
 
     def too_full(trial: Trial) -> bool:
@@ -194,7 +204,7 @@ def search(
         if trial.outcome != "ok":
             break
         if not _better(trial, best, MIN_GAIN):
-            mark(trial, "slower", "less than 5 % faster than half the batch")
+            reject(trial, "slower than half the batch", MIN_GAIN)
             break
         best, fits = trial, fits * 2
     while too_big is not None and too_big - fits > max(8, fits // 4):

@@ -86,7 +86,7 @@ def test_both_mixed_policies_are_measured_against_the_float32_loss():
         mixed_policies=("mixed_bfloat16", "mixed_float16"),
     )
     precision = [(t.config.precision, t.outcome) for t in result.trials if t.step == "precision"]
-    assert precision == [("mixed_bfloat16", "slower"), ("mixed_float16", "ok")]
+    assert precision == [("mixed_bfloat16", "no-gain"), ("mixed_float16", "ok")]  # as fast: inside the noise
     assert result.best.config.precision == "mixed_float16"
 
 
