@@ -81,7 +81,7 @@ def search(
     start = clock()
     trials: list[Trial] = []
     pending: list[int] = []
-    quickest: list[float] = []  # wall time of the quickest finished trial so far
+    quickest: float | None = None  # wall time of the quickest trial that finished
 
     def settle() -> None:
         while pending:
@@ -96,19 +96,19 @@ def search(
 
     def run(step: str, config: TrialConfig, timeout: float | None = None) -> Trial:
         """A trial within the budget left (or ``timeout``, for the start), skipped when it cannot fit."""
+        nonlocal quickest
         settle()
         left = budget_seconds - (clock() - start)
-        if timeout is None and (left <= 0 or (quickest and left < quickest[0])):
-            why = (
-                "time budget spent" if left <= 0 else f"{left:.0f} s left, the quickest trial took {quickest[0]:.0f} s"
-            )
+        if timeout is None and (left <= 0 or (quickest is not None and left < quickest)):
+            why = "time budget spent" if left <= 0 else f"{left:.0f} s left, the quickest trial took {quickest:.0f} s"
             return record(Trial(step, config, "skipped", reason=why))
         began = clock()
         trial = measure(step, config, left if timeout is None else timeout)
         if trial.outcome == "timeout" and timeout is None:
             trial = replace(trial, reason=f"the time budget ran out during the trial ({trial.reason})")
         if trial.outcome in ("ok", "oom"):
-            quickest[:] = [min([clock() - began, *quickest])]
+            took = clock() - began
+            quickest = took if quickest is None else min(quickest, took)
         return record(trial)
 
     def mark(trial: Trial, outcome: str, reason: str) -> None:
