@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,25 @@ def test_run_applies_code_options_through_the_bootstrap_and_returns_the_exit_sta
     assert "[tfgpu run] exit status 0" in result.stderr
     failing = py("-m", "tfgpu", "run", "--", sys.executable, "-c", "import sys; sys.exit(7)")
     assert failing.returncode == 7
+
+
+def test_run_bootstrap_still_runs_the_users_own_sitecustomize(tmp_path):
+    ran = tmp_path / "ran.txt"  # every interpreter that runs the user's sitecustomize adds its pid
+    (tmp_path / "sitecustomize.py").write_text(
+        f"import os\nwith open({str(ran)!r}, 'a') as f: f.write(f'{{os.getpid()}}\\n')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    show = "import os, sys; print('CHILD', os.getpid(), sys.modules['sitecustomize'].__file__)"
+    result = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "run", "--split", "2", "--", sys.executable, "-c", show],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    (line,) = [line.split() for line in result.stdout.splitlines() if line.startswith("CHILD ")]
+    # the child's sitecustomize is tfgpu's bootstrap (split=2 needs code), and the user's ran in it too
+    assert result.returncode == 0 and "bootstrap" in line[2] and line[1] in ran.read_text().split()
 
 
 def test_run_workers_2_trains_to_the_same_loss_as_one_worker():

@@ -2,10 +2,13 @@
 
 It applies the options that need code (precision, XLA, TF32, split, memory limits) by calling
 the configure layer once TensorFlow has been imported by the user's own code, instead of
-importing TF into every Python process the command starts.
+importing TF into every Python process the command starts. Being first on PYTHONPATH, it
+shadows any other sitecustomize (a virtualenv's, a site's), so it runs that one too.
 """
 
 import builtins
+import importlib.machinery
+import importlib.util
 import os
 import sys
 
@@ -37,5 +40,20 @@ def _apply_after_tensorflow_import() -> None:
     builtins.__import__ = hook
 
 
+def _run_the_shadowed_sitecustomize() -> None:
+    """Execute the next sitecustomize on sys.path, as Python would have without this one.
+
+    Its errors propagate, so site.py reports them as it would have ("Error in sitecustomize").
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
 if os.environ.get("TFGPU_SETUP_JSON"):
     _apply_after_tensorflow_import()
+_run_the_shadowed_sitecustomize()
