@@ -77,6 +77,26 @@ def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     return verdict, first - rest[0] > sum(rest)
 
 
+THERMAL_FRACTION = 0.05
+"""Share of samples with a thermal clock slowdown that is reported: any sustained slowdown costs
+speed, in training as under ``tfgpu burn``."""
+
+
+def thermal_throttling(stats: SampleStats) -> Verdict | None:
+    """Clocks slowed for heat in more than THERMAL_FRACTION of the samples (shared with ``tfgpu burn``)."""
+    thermal = stats.thermal_throttle()
+    if thermal <= THERMAL_FRACTION:
+        return None
+    return Verdict(
+        "gpu-thermal-throttling",
+        "warning",
+        f"GPU {stats.index} slowed its clocks for heat in {thermal:.0%} of the samples",
+        f"Peak temperature {stats.get('temperature_celsius').max or 0:.0f} °C; SM clock mean "
+        f"{stats.get('sm_clock_mhz').mean or 0:.0f} of {stats.max_sm_clock_mhz or 0:.0f} MHz.",
+        ("improve cooling or airflow", "check the fans and the room temperature"),
+    )
+
+
 def hardware_errors(stats: SampleStats) -> list[Verdict]:
     """Xid events and a rising uncorrected-ECC count in a window: errors whatever else happened.
 
@@ -151,17 +171,9 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         )
         return out
     util = gpu.get("utilization_percent").mean or 0.0
-    thermal = gpu.thermal_throttle()
-    if thermal > 0.1:
-        out.append(
-            Verdict(
-                "gpu-thermal-throttling",
-                "warning",
-                f"GPU {gpu.index} slowed its clocks for heat in {thermal:.0%} of the samples",
-                f"Peak temperature {gpu.get('temperature_celsius').max or 0:.0f} °C; SM clock mean {gpu.get('sm_clock_mhz').mean or 0:.0f} of {gpu.max_sm_clock_mhz or 0:.0f} MHz.",
-                ("improve cooling or airflow", "check the fans and the room temperature"),
-            )
-        )
+    thermal = thermal_throttling(gpu)
+    if thermal:
+        out.append(thermal)
     compile_cost = _first_epoch_cost(run)
     if compile_cost and compile_cost[1]:
         out.append(compile_cost[0])  # the compiler cost more than all the training after it

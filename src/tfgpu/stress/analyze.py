@@ -7,7 +7,7 @@ from typing import Any
 
 from tfgpu.model.samples import SampleStats, Verdict
 from tfgpu.model.stress import GpuBurn
-from tfgpu.monitor.verdict import hardware_errors
+from tfgpu.monitor.verdict import hardware_errors, thermal_throttling
 
 DEGRADED_FRACTION = 0.9
 
@@ -65,17 +65,9 @@ def analyze(
     max_temp = None
     if stats is not None:
         max_temp = stats.get("temperature_celsius").max
-        thermal = stats.thermal_throttle()
-        if thermal > 0.05:
-            findings.append(
-                Verdict(
-                    "gpu-thermal-throttling",
-                    "warning",
-                    f"GPU {index} slowed its clocks for heat in {thermal:.0%} of the samples",
-                    "",
-                    ("improve cooling",),
-                )
-            )
+        thermal = thermal_throttling(stats)
+        if thermal:
+            findings.append(thermal)
         if stats.throttle("sw_power_cap") > 0.5:
             findings.append(
                 Verdict(

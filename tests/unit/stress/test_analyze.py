@@ -42,3 +42,13 @@ def test_xid_ecc_and_a_failed_worker_fail():
     assert not analyze(0, "GPU", OK, STEADY, stats(ecc=1.0), 85).passed
     failed = analyze(0, "GPU", {"ok": False, "error": "OOM"}, [], None, 85)
     assert not failed.passed and failed.error == "OOM"
+
+
+def test_burn_and_the_training_verdict_report_heat_from_the_same_share():
+    from tfgpu.monitor.verdict import RunFacts, judge
+
+    mild, slight = stats(throttle=(("hw_thermal_slowdown", 0.07),)), stats(throttle=(("hw_thermal_slowdown", 0.04),))
+    assert "gpu-thermal-throttling" in ids(analyze(0, "GPU", OK, STEADY, mild, 85))
+    assert "gpu-thermal-throttling" in [v.id for v in judge([mild], RunFacts())]
+    assert "gpu-thermal-throttling" not in ids(analyze(0, "GPU", OK, STEADY, slight, 85))
+    assert "gpu-thermal-throttling" not in [v.id for v in judge([slight], RunFacts())]
