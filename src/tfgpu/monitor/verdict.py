@@ -159,6 +159,9 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         )
     for s in stats:
         out.extend(hardware_errors(s))
+    thermal = thermal_throttling(gpu)  # heat is read from the clocks, with or without utilization
+    if thermal:
+        out.append(thermal)
     if gpu.get("utilization_percent").count == 0:
         out.append(
             Verdict(
@@ -171,9 +174,6 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         )
         return out
     util = gpu.get("utilization_percent").mean or 0.0
-    thermal = thermal_throttling(gpu)
-    if thermal:
-        out.append(thermal)
     compile_cost = _first_epoch_cost(run)
     if compile_cost and compile_cost[1]:
         out.append(compile_cost[0])  # the compiler cost more than all the training after it
