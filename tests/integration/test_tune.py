@@ -40,6 +40,38 @@ def test_a_large_batch_is_timed_over_enough_steps_on_the_parents_clock(tmp_path)
     assert data["samples_per_second"] == 5 * 2048 / data["seconds"]
 
 
+FILTERED = """import keras, numpy as np, tensorflow as tf
+
+def build_model():
+    return keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+
+def make_dataset():
+    rng = np.random.default_rng(0)
+    ds = tf.data.Dataset.from_tensor_slices((rng.random((2048, 8)).astype("float32"), np.arange(2048) % 3))
+    return ds.filter(lambda x, y: y < 2){tail}
+"""
+
+
+def trial(script: Path, tmp_path: Path) -> dict:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"batch_size": 64, "input": "tf.data", "jit_compile": False}))
+    run = tune_runner().run(
+        "trial", timeout_seconds=300, env=dict(os.environ), args=("--script", str(script), "--config", str(config))
+    )
+    return run.envelope
+
+
+def test_a_dataset_of_unknown_length_is_counted_and_an_endless_one_refused(tmp_path):
+    filtered, endless = tmp_path / "filtered.py", tmp_path / "endless.py"
+    filtered.write_text(FILTERED.format(tail=""))
+    endless.write_text(FILTERED.format(tail=".repeat()"))
+    data = trial(filtered, tmp_path)["data"]
+    # the filter keeps 1366 of 2048 samples (labels 0 and 1): cardinality unknown until counted
+    assert round(data["samples_per_second"] * data["seconds"]) == 1366 and data["data"] == "dataset"
+    refused = trial(endless, tmp_path)
+    assert not refused["ok"] and "endless dataset" in refused["error"]["message"]
+
+
 def test_tune_cli_json_within_a_tiny_budget():
     result = subprocess.run(
         [sys.executable, "-m", "tfgpu", "tune", SCRIPT, "--budget", "1", "--json"],

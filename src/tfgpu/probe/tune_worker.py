@@ -55,8 +55,12 @@ def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, An
             return {"x": x, "y": y, "batch_size": batch}, count
         ds = tf.data.Dataset.from_tensor_slices((x, y))
     else:
-        ds = data
-        count = int(ds.cardinality()) if int(ds.cardinality()) > 0 else int(config.get("samples", 0))
+        ds, count = data, int(data.cardinality())
+        if count == tf.data.INFINITE_CARDINALITY:
+            raise ValueError("make_dataset() returned an endless dataset (repeat()): return one epoch")
+        if count < 0:  # unknown (a filter, say): count one pass, in graph mode, so samples/s is right
+            count = int(ds.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1))
+            ds = ds.apply(tf.data.experimental.assert_cardinality(count))
     if pipeline == "tf.data+cache":
         ds = ds.cache()
     ds = ds.batch(batch)
