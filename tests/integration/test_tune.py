@@ -116,3 +116,6 @@ def test_public_tune_on_arrays_and_on_a_dataset():
     with pytest.raises(DiagnosticError) as info:
         tfgpu.tune(tune_tiny.build_model, (x, y), compile_kwargs={"loss": keras.losses.SparseCategoricalCrossentropy()})
     assert info.value.reference == "tune-compile-kwargs-not-literal"
+    with pytest.raises(DiagnosticError) as info:
+        tfgpu.tune(tune_tiny.build_model, ds.repeat(), compile_kwargs=literal)
+    assert info.value.reference == "tune-dataset-endless"

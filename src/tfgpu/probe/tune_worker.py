@@ -3,7 +3,7 @@
     python tune_worker.py trial --script USER.py --config CONFIG.json --output FILE
 
 The user's script exposes ``build_model()`` (an uncompiled Keras model) and ``make_dataset()``
-(``(x, y)`` NumPy arrays, or an unbatched ``tf.data.Dataset`` of ``(features, label)``), and
+(``(x, y)`` NumPy arrays, or an unbatched, finite ``tf.data.Dataset`` of ``(features, label)``), and
 optionally ``COMPILE`` (kwargs for ``model.compile``; default adam + sparse categorical
 crossentropy). The config picks batch size, input pipeline, precision, jit_compile and
 steps_per_execution; the result is samples/s after a warm-up and the loss after the same

@@ -29,6 +29,8 @@ ARRAYS = """    import numpy as np
 
     data = np.load({path!r})
     return data["x"], data["y"]"""
+INFINITE_CARDINALITY = -1
+"""tf.data.INFINITE_CARDINALITY, without importing TensorFlow into this module."""
 DATASET = """    import tensorflow as tf
 
     return tf.data.Dataset.load({path!r})"""
@@ -59,14 +61,15 @@ def tune(
 ) -> TuneResult:
     """Search for the fastest configuration of ``build_model`` on ``data``.
 
-    ``data`` is ``(x, y)`` NumPy arrays or an unbatched ``tf.data.Dataset`` of
+    ``data`` is ``(x, y)`` NumPy arrays or an unbatched, finite ``tf.data.Dataset`` of
     ``(features, label)``; each trial child gets a copy (``np.savez`` / ``Dataset.save``).
     ``compile_kwargs`` must be literals (``optimizer="adam"``), since the children rebuild them
     from text; objects belong in a script's ``COMPILE`` for ``tfgpu tune script.py``.
 
     Raises:
         DiagnosticError: ``build_model`` is not importable by the trial children (defined in
-            ``__main__`` or a notebook), or ``compile_kwargs`` holds objects.
+            ``__main__`` or a notebook), ``compile_kwargs`` holds objects, or the dataset is
+            endless (saving it for the children would never finish).
     """
     module = getattr(build_model, "__module__", "__main__")
     if module == "__main__" or "<" in getattr(build_model, "__qualname__", "<"):
@@ -85,6 +88,12 @@ def tune(
             hint='use names (optimizer="adam", loss="sparse_categorical_crossentropy"), or put the objects in a '
             "script's COMPILE and run `tfgpu tune script.py`",
         ) from None
+    if not isinstance(data, tuple) and int(data.cardinality()) == INFINITE_CARDINALITY:
+        raise DiagnosticError(
+            "tune-dataset-endless",
+            "tfgpu.tune() copies the dataset for each trial child, and this one never ends (repeat())",
+            hint="pass one epoch: the dataset without .repeat(), or .take(N) of it",
+        )
     with tempfile.TemporaryDirectory(prefix="tfgpu-tune-") as tmp:
         if isinstance(data, tuple):
             import numpy as np

@@ -21,7 +21,7 @@ import keras
 def build_model():                      # an uncompiled Keras model
     return keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Flatten(), keras.layers.Dense(10)])
 
-def make_dataset():                     # (x, y) NumPy arrays, or an unbatched tf.data.Dataset
+def make_dataset():                     # (x, y) NumPy arrays, or an unbatched tf.data.Dataset (one epoch)
     return np.random.rand(60000, 28, 28, 1).astype("float32"), np.random.randint(0, 10, 60000)
 
 COMPILE = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}   # optional
