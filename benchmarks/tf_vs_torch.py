@@ -18,12 +18,11 @@ import argparse
 import json
 import os
 import statistics
-import time
 from typing import Any
 
 from tfgpu.bench.run import bench_runner, run_benchmark
+from tfgpu.probe.bench_worker import CHAIN, timed  # PyTorch is timed exactly as TF's matmul is
 
-CHAIN = 8
 DTYPES = ("bfloat16", "float16", "float32")
 SETTINGS: dict[str, tuple[dict[str, str], bool]] = {
     "tf.function": ({}, False),
@@ -36,14 +35,7 @@ SETTINGS: dict[str, tuple[dict[str, str], bool]] = {
 
 def median_seconds(run: Any, repeats: int = 5, warmup: int = 2) -> float:
     """Median wall time of ``run()``, which ends with a host sync."""
-    for _ in range(warmup):
-        run()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(timed(run, repeats, warmup))
 
 
 def torch_matmul(n: int, dtype: str) -> float:
