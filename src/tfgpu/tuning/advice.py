@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tfgpu.model.tune import TrialConfig, TuneResult
+from tfgpu.monitor.verdict import BUSY_PERCENT  # "busy" means the same as in the training verdict
 
 
 def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
@@ -79,9 +80,6 @@ def xla_break_even(result: TuneResult) -> str | None:
         f"XLA is {gain:.0%} faster once compiled, but its first epoch took {extra:.0f} s longer: it pays off after "
         f"{extra / saving:,.0f} samples in one process. For shorter runs keep jit_compile=False."
     )
-
-
-BUSY_PERCENT = 80.0
 
 
 def precision_note(result: TuneResult) -> str | None:
