@@ -32,7 +32,11 @@ def _dist_info(site: Path, name: str, version: str) -> None:
 
 
 def tf_gpu_site(site: Path, *, drop: tuple[str, ...] = ()) -> Path:
-    """The site-packages of `pip install tensorflow[and-cuda]==2.21.0` (the staged subset)."""
+    """The site-packages of `pip install tensorflow[and-cuda]==2.21.0` (the staged subset).
+
+    The nvidia libraries are ELF files with the RUNPATH and NEEDED recorded from the wheels, so
+    the dependency search reads their real RUNPATH (cuDNN's ``$ORIGIN/../../nvrtc/lib``).
+    """
     for line in (TF_FIXTURES / "site-2.21.0-gpu-files.txt").read_text().splitlines():
         match = _DIST_INFO.match(line)
         if match:
@@ -43,6 +47,17 @@ def tf_gpu_site(site: Path, *, drop: tuple[str, ...] = ()) -> Path:
         path = site / line
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
+    for line in (TF_FIXTURES / "runpath-nvidia-cu12-wheels.txt").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        path, runpath, needed = line.split("\t")
+        if (site / path).exists():
+            write_elf(
+                site / path,
+                soname=Path(path).name,
+                needed=tuple(filter(None, needed.split(","))),
+                runpath=runpath or None,
+            )
     tf = site / "tensorflow"
     (tf / "python/platform").mkdir(parents=True, exist_ok=True)
     (tf / "__init__.py").write_text("")

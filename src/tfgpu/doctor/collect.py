@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tfgpu.knowledge.libraries import wanted_libraries
+from tfgpu.knowledge.libraries import dependencies, wanted_libraries
 from tfgpu.model.facts import (
     DriverFacts,
     Facts,
@@ -83,6 +83,7 @@ def _libraries(
     wanted = wanted_libraries(build.cuda_version, build.cudnn_version)
     return collect_libraries(
         wanted,
+        dependencies(build.cuda_version, build.cudnn_version),
         build.cuda_version.split(".")[0],
         runpath,
         s.environ,

@@ -106,7 +106,8 @@ class SearchDir:
 
     path: str
     origin: str
-    """``ld_library_path``, ``runpath``, ``ld_cache``, ``default`` or, outside TF's search, ``elsewhere``."""
+    """``ld_library_path``, ``runpath``, ``ld_cache``, ``default``, ``loaded`` (a dependency whose soname
+    TF already loaded) or, outside the loader's search, ``elsewhere``."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,13 @@ class CudaLibrary:
     soname: str
     required: bool
     copies: tuple[LibraryCopy, ...] = ()
+    loaded_by: str | None = None
+    """For a library one of TF's libraries loads in turn: that loader's path (its RUNPATH, not
+    TF's, is searched; origin ``loaded`` means TF has the soname in the process already)."""
+    loader_runpath: tuple[str, ...] = ()
+    """The loader's own RUNPATH, ``$ORIGIN`` expanded: where it looks after LD_LIBRARY_PATH."""
+    needed_for: str = ""
+    """What fails without it (dependencies only)."""
 
     @property
     def loaded(self) -> LibraryCopy | None:

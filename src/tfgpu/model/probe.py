@@ -45,12 +45,32 @@ class ProbeGpu:
 
 
 @dataclass(frozen=True)
+class TrainingCheck:
+    """A tiny Keras CNN (Conv2D, BatchNormalization, Dense) fit for two epochs on the first GPU.
+
+    ``jit_compile`` is ``auto`` (Keras's default: XLA on a GPU, with cuDNN's fused convolutions
+    chosen by XLA's autotuner) or ``off``; ``policy`` is ``float32`` or the mixed policy
+    ``tfgpu.setup(precision="auto")`` would pick. The first epoch pays for tracing and compiling.
+    """
+
+    jit_compile: str
+    policy: str
+    ok: bool
+    jit_resolved: bool | None = None
+    first_epoch_seconds: float | None = None
+    warm_step_seconds: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class ProbeFacts:
     """The outcome of starting TensorFlow in a child process.
 
     ``outcome``: ``ok``, ``import_failed`` (TF raised at import), ``tensorflow_missing``,
     ``failed`` (the task raised), ``timed_out``, ``crashed`` (killed by a signal or a non-zero
     exit without output) or ``protocol_error`` (missing or garbled output).
+    ``training_state``: ``done``, ``not_run`` (no GPU, ``--quick``, or an older worker) or
+    ``died`` (the child ended while training: its earlier results were kept).
     """
 
     outcome: str
@@ -66,3 +86,5 @@ class ProbeFacts:
     error_message: str | None = None
     log_events: tuple[LogEvent, ...] = ()
     stderr_tail: str = ""
+    training: tuple[TrainingCheck, ...] = ()
+    training_state: str = "not_run"

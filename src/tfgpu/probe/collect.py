@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
 from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS, ProbeRun, ProbeRunner
 from tfgpu.probe.tf_logs import parse_log
 
@@ -35,13 +35,15 @@ def run_tensorflow_probe(
     *,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
     checks: bool = True,
+    training: bool = True,
 ) -> ProbeFacts:
-    """Start TF in the child, list and exercise its GPUs, and parse its log."""
+    """Start TF in the child, list and exercise its GPUs, train a tiny model, and parse its log."""
+    args = () if checks else ("--no-checks",)
     run = runner.run(
         "devices",
         timeout_seconds=timeout_seconds,
         env=probe_environment(environ),
-        args=() if checks else ("--no-checks",),
+        args=args if training else (*args, "--no-training"),
     )
     return shape(run)
 
@@ -72,12 +74,28 @@ def shape(run: ProbeRun) -> ProbeFacts:
         outcome = "tensorflow_missing" if missing else ("import_failed" if "import_seconds" not in data else "failed")
         return ProbeFacts(outcome=outcome, error_type=error.get("type"), error_message=error.get("message"), **base)
     build = data.get("build") or {}
+    training = data.get("training")
     return ProbeFacts(
         outcome="ok",
         tf_version=build.get("version"),
         import_seconds=data.get("import_seconds"),
         gpus=tuple(_gpu(g, p) for g, p in zip(data.get("gpus", []), data.get("per_gpu", []), strict=False)),
+        training=tuple(_training(t) for t in training) if isinstance(training, list) else (),
+        training_state="done" if isinstance(training, list) else ("died" if training == "started" else "not_run"),
         **base,
+    )
+
+
+def _training(entry: dict[str, Any]) -> TrainingCheck:
+    jit = entry.get("jit_compile")
+    return TrainingCheck(
+        jit_compile="auto" if jit == "auto" else ("on" if jit is True else "off"),
+        policy=str(entry.get("policy", "")),
+        ok=bool(entry.get("ok")),
+        jit_resolved=entry.get("jit_resolved"),
+        first_epoch_seconds=entry.get("first_epoch_seconds"),
+        warm_step_seconds=entry.get("warm_step_seconds"),
+        error=entry.get("error"),
     )
 
 

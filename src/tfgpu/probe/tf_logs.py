@@ -22,6 +22,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"Could not load dynamic library {_Q}(?P<library>[^'‘’\";\s]+){_Q};?\s*(?:dlerror:\s*(?P<detail>.*))?"
         ),
     ),
+    (
+        "library_load_failed",
+        re.compile(r"Could not load library (?P<library>[^\s'\"]+?)\.?\s+Error: (?P<detail>.*)"),
+    ),
+    ("autotuner_no_config", re.compile(r"Autotuner could not find any supported configs")),
     ("dso_loaded", re.compile(r"[Ss]uccessfully opened (?:dynamic|CUDA) library (?P<library>\S+)")),
     ("cannot_dlopen", re.compile(r"Cannot dlopen some GPU libraries")),
     ("cuda_drivers_not_found", re.compile(r"Could not find cuda drivers on your machine")),
@@ -103,6 +108,11 @@ def parse_log(text: str) -> tuple[LogEvent, ...]:
 def failed_libraries(events: Iterable[LogEvent]) -> list[str]:
     """Library names TF could not dlopen, in order, without repeats."""
     return list(dict.fromkeys(e.library for e in events if e.kind == "dso_failed" and e.library))
+
+
+def failed_dependencies(events: Iterable[LogEvent]) -> list[str]:
+    """Library names TF's libraries could not load later (cuDNN: "Could not load library libnvrtc.so.12")."""
+    return list(dict.fromkeys(e.library for e in events if e.kind == "library_load_failed" and e.library))
 
 
 _ERROR_NOISE = re.compile(r"^(?:Graph execution error:|Detected at node|Node: |Hint: |\[\[|\[Op:|File \"|Traceback )")

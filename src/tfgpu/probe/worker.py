@@ -7,7 +7,9 @@ importing it for tests costs nothing: each task takes the ``tf`` module as an ar
 Tasks:
   interpreter  the interpreter's version, prefix and sys.path (no TensorFlow)
   devices      import TF, list GPUs, check matmul/conv/reduction per GPU and dtype against the
-               CPU, time the first op, compile a small function with XLA, read memory stats
+               CPU, time the first op, compile a small function with XLA, read memory stats, then
+               train a tiny Keras CNN on the first GPU the way users' models run (``--no-training``
+               skips it)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 SCHEMA_VERSION = 1  # must equal tfgpu.probe.protocol.SCHEMA_VERSION (a unit test checks)
@@ -135,6 +138,97 @@ def check_xla(tf: Any, device: str) -> dict[str, Any]:
         return {"ok": False, "error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc) else ''}"}
 
 
+TRAINING_SHAPE = (16, 16, 3)
+TRAINING_SAMPLES = 256
+TRAINING_BATCH = 32
+
+
+def mixed_policy(compute_capability: str | None) -> str:
+    """The policy ``tfgpu.setup(precision="auto")`` picks: bfloat16 from Ampere (8.0) on, else float16.
+
+    Examples:
+        >>> mixed_policy("9.0"), mixed_policy("7.5"), mixed_policy(None)
+        ('mixed_bfloat16', 'mixed_float16', 'mixed_float16')
+    """
+    major = int(compute_capability.split(".")[0]) if compute_capability else 0
+    return "mixed_bfloat16" if major >= 8 else "mixed_float16"
+
+
+def _tiny_cnn(keras: Any) -> Any:
+    """Conv2D + BatchNormalization + Dense: the layers of the tutorials, small enough to compile fast."""
+    layers = keras.layers
+    return keras.Sequential(
+        [
+            keras.Input(shape=TRAINING_SHAPE),
+            layers.Conv2D(16, 3, padding="same", activation="relu"),
+            layers.BatchNormalization(),
+            layers.Conv2D(16, 3, activation="relu"),
+            layers.MaxPooling2D(),
+            layers.Flatten(),
+            layers.Dense(10, dtype="float32"),
+        ]
+    )
+
+
+def train_once(tf: Any, device: str, jit_compile: Any, policy: str) -> dict[str, Any]:
+    """Two epochs of ``fit`` on random data: the first pays for tracing (and XLA's compilation).
+
+    ``jit_compile="auto"`` is Keras's own default, so a failure here is what a user's
+    ``model.fit`` meets. The loss must stay finite.
+    """
+    import numpy as np
+
+    keras = tf.keras
+    entry: dict[str, Any] = {"jit_compile": jit_compile, "policy": policy, "device": device}
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((TRAINING_SAMPLES, *TRAINING_SHAPE), dtype=np.float32)
+    y = rng.integers(0, 10, TRAINING_SAMPLES)
+    keras.mixed_precision.set_global_policy(policy)
+    try:
+        with tf.device(device):
+            model = _tiny_cnn(keras)
+            model.compile(
+                optimizer="adam",
+                loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                jit_compile=jit_compile,
+            )
+            start = time.perf_counter()
+            first = model.fit(x, y, batch_size=TRAINING_BATCH, epochs=1, verbose=0)
+            first_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            second = model.fit(x, y, batch_size=TRAINING_BATCH, epochs=1, verbose=0)
+            warm_seconds = time.perf_counter() - start
+        losses = [float(v) for v in first.history["loss"] + second.history["loss"]]
+        resolved = getattr(model, "jit_compile", None)
+        entry.update(
+            ok=all(np.isfinite(losses)),
+            jit_resolved=bool(resolved) if resolved is not None else None,
+            first_epoch_seconds=first_seconds,
+            warm_step_seconds=warm_seconds / -(-TRAINING_SAMPLES // TRAINING_BATCH),
+            loss=losses[-1],
+        )
+        if not entry["ok"]:
+            entry["error"] = f"the loss is not finite: {losses}"
+    except Exception as exc:  # noqa: BLE001 - the child reports every failure as data
+        entry.update(ok=False, error=f"{type(exc).__name__}: {_cause_line(str(exc))}")
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    return entry
+
+
+def _cause_line(message: str) -> str:
+    """The first line of a TF error that is not boilerplate (the full text is in the parent's log)."""
+    noise = ("Graph execution error", "Detected at node", "File ", "Traceback", "[[", "Node:", "Hint:")
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return next((line for line in lines if not line.startswith(noise)), lines[0] if lines else "")[:2000]
+
+
+def check_training(tf: Any, device: str, compute_capability: str | None) -> list[dict[str, Any]]:
+    """Keras's defaults (XLA "auto") and jit off, each in float32 and the mixed policy setup() picks."""
+    policies = ("float32", mixed_policy(compute_capability))
+    return [train_once(tf, device, jit, policy) for policy in policies for jit in ("auto", False)]
+
+
 def memory_info(tf: Any, device: str) -> dict[str, Any] | None:
     """Bytes TF's allocator holds on the device (current and peak)."""
     try:
@@ -144,8 +238,19 @@ def memory_info(tf: Any, device: str) -> dict[str, Any] | None:
     return {"current_bytes": int(info["current"]), "peak_bytes": int(info["peak"])}
 
 
-def probe_devices(tf: Any, import_seconds: float, run_checks: bool = True) -> dict[str, Any]:
-    """The ``devices`` task over an imported ``tf``."""
+def probe_devices(
+    tf: Any,
+    import_seconds: float,
+    run_checks: bool = True,
+    training: bool = True,
+    checkpoint: Callable[[dict[str, Any]], None] = lambda data: None,
+) -> dict[str, Any]:
+    """The ``devices`` task over an imported ``tf``.
+
+    ``checkpoint`` gets the data before the training check starts: a CUDA error there can
+    abort the process, and what was learned before it must still reach the parent, with
+    ``training`` saying the check was under way.
+    """
     data: dict[str, Any] = {"import_seconds": import_seconds, "build": describe_build(tf)}
     gpus = describe_gpus(tf)
     data["gpus"] = gpus
@@ -164,6 +269,10 @@ def probe_devices(tf: Any, import_seconds: float, run_checks: bool = True) -> di
             entry["ops"] = check_ops(tf, device)
             entry["xla"] = check_xla(tf, device)
         data["per_gpu"].append(entry)
+    if run_checks and training and data["per_gpu"] and "first_op_seconds" in data["per_gpu"][0]:
+        data["training"] = "started"
+        checkpoint(data)
+        data["training"] = check_training(tf, "/GPU:0", gpus[0].get("compute_capability"))
     return data
 
 
@@ -180,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("task", choices=("interpreter", "devices"))
     parser.add_argument("--output", required=True)
     parser.add_argument("--no-checks", action="store_true")
+    parser.add_argument("--no-training", action="store_true")
     args = parser.parse_args(argv)
     envelope: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -201,8 +311,12 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.output, envelope)
         return 0
     import_seconds = time.perf_counter() - start
+
+    def checkpoint(data: dict[str, Any]) -> None:
+        _write(args.output, {**envelope, "ok": True, "data": {**envelope["data"], **data}})
+
     try:
-        envelope["data"].update(probe_devices(tf, import_seconds, run_checks=not args.no_checks))
+        envelope["data"].update(probe_devices(tf, import_seconds, not args.no_checks, not args.no_training, checkpoint))
         envelope["ok"] = True
     except Exception as exc:  # noqa: BLE001
         envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}

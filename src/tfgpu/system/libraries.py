@@ -4,7 +4,8 @@ glibc's dlopen("libX.so.N") from libtensorflow_framework searches, in order: LD_
 the caller's RUNPATH, /etc/ld.so.cache, then /lib64, /usr/lib64, /lib, /usr/lib (ld.so(8)).
 A copy anywhere else (a pip wheel directory missing from the RUNPATH, conda's lib/, a CUDA
 toolkit not on LD_LIBRARY_PATH) is installed but invisible to TF: the doctor reports it with
-the export line that makes it visible. XLA finds ptxas and libdevice separately, through
+the export line that makes it visible. A library that one of TF's libraries loads in turn
+(cuDNN's libnvrtc) is searched the same way from that loader's RUNPATH. XLA finds ptxas and libdevice separately, through
 ``--xla_gpu_cuda_data_dir``, the pip ``nvidia/cuda_nvcc`` wheel, /usr/local/cuda and PATH.
 """
 
@@ -17,9 +18,10 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tfgpu.knowledge.libraries import WantedLibrary, wheel_distribution
+from tfgpu.knowledge.libraries import Dependency, WantedLibrary, wheel_distribution
 from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.system.elf import ElfError, expand_origin, read_dynamic
 from tfgpu.system.runner import CommandRunner
 
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -166,6 +168,53 @@ def locate(
     return tuple(out)
 
 
+def loader_runpath(path: str) -> tuple[str, ...]:
+    """The directories a library's own RUNPATH (or, without one, RPATH) adds, ``$ORIGIN`` expanded."""
+    try:
+        info = read_dynamic(path)
+    except (OSError, ElfError):
+        return ()
+    return tuple(expand_origin(entry, path) for entry in (info.runpath or info.rpath))
+
+
+def locate_dependencies(
+    deps: Sequence[Dependency],
+    direct: Sequence[CudaLibrary],
+    ld_library_path: str | None,
+    elsewhere_dirs: Sequence[str],
+    ld_cache: Mapping[str, list[str]],
+    cuda_major: str,
+    root: str = "/",
+) -> tuple[CudaLibrary, ...]:
+    """Each dependency located as its loader's dlopen would find it, or nothing when the loader is not loaded.
+
+    The loader file sits beside the TF-level library it belongs to (libcudnn_graph.so.9 beside
+    libcudnn.so.9); its RUNPATH takes the place of TF's in the search order. A soname TF itself
+    loads is already in the process, which satisfies the later dlopen.
+    """
+    by_name = {lib.name: lib for lib in direct}
+    in_process = {lib.soname: lib.loaded for lib in direct if lib.loaded is not None}
+    cache_dirs = sorted({os.path.dirname(p) for paths in ld_cache.values() for p in paths})
+    out = []
+    for dep in deps:
+        owner = by_name.get(dep.loader)
+        if owner is None or owner.loaded is None:
+            continue
+        loader = os.path.join(os.path.dirname(owner.loaded.path), dep.loader_file)
+        if not os.path.exists(loader):
+            loader = owner.loaded.path
+        runpath = loader_runpath(loader)
+        already = in_process.get(dep.soname)
+        if already is not None:
+            copies: tuple[LibraryCopy, ...] = (LibraryCopy(already.path, "loaded", already.version),)
+        else:
+            order = search_order(ld_library_path, runpath, cache_dirs, root)
+            wanted = WantedLibrary(dep.name, dep.soname, dep.wheel_dir)
+            copies = locate([wanted], order, elsewhere_dirs, ld_cache, cuda_major)[0].copies
+        out.append(CudaLibrary(dep.name, dep.soname, True, copies, loader, runpath, dep.needed_for))
+    return tuple(out)
+
+
 def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str], root: str = "/") -> list[tuple[str, str]]:
     """(root, origin) where XLA looks for ptxas and libdevice, in its order."""
     roots: list[tuple[str, str]] = []
@@ -207,6 +256,7 @@ def _ptxas_version(path: str, runner: CommandRunner) -> str | Unavailable:
 
 def collect_libraries(
     wanted: Sequence[WantedLibrary],
+    deps: Sequence[Dependency],
     cuda_major: str,
     runpath: Sequence[str],
     environ: Mapping[str, str],
@@ -215,7 +265,7 @@ def collect_libraries(
     runner: CommandRunner,
     root: str = "/",
 ) -> LibraryFacts:
-    """Locate every library and XLA tool a CUDA build of TF needs.
+    """Locate every library and XLA tool a CUDA build of TF needs, and what its libraries load in turn.
 
     Source: ``ldconfig -p``, LD_LIBRARY_PATH, the RUNPATH of libtensorflow_framework.so.2,
     the file system, wheel metadata, and ``ptxas --version``. ``root`` prefixes the fixed system
@@ -225,9 +275,13 @@ def collect_libraries(
     cache_map = {} if isinstance(cache, Unavailable) else cache
     cache_dirs = sorted({os.path.dirname(p) for paths in cache_map.values() for p in paths})
     order = search_order(environ.get("LD_LIBRARY_PATH"), runpath, cache_dirs, root)
-    libraries = locate(wanted, order, other_install_dirs(site_dirs, conda_prefix, root), cache_map, cuda_major)
+    elsewhere = other_install_dirs(site_dirs, conda_prefix, root)
+    libraries = locate(wanted, order, elsewhere, cache_map, cuda_major)
+    chained = locate_dependencies(
+        deps, libraries, environ.get("LD_LIBRARY_PATH"), elsewhere, cache_map, cuda_major, root
+    )
     tools = locate_xla_tools(environ, site_dirs, runner, root)
-    return LibraryFacts(cuda_major, libraries + tools, order, foreign_cudart(environ, cuda_major))
+    return LibraryFacts(cuda_major, libraries + chained + tools, order, foreign_cudart(environ, cuda_major))
 
 
 def foreign_cudart(environ: Mapping[str, str], cuda_major: str) -> tuple[LibraryCopy, ...]:

@@ -33,7 +33,9 @@ def test_wheel_layout_verdict_names_cusolver_and_gives_the_export_line(tmp_path)
 
 
 def test_fixed_verdict_is_healthy_with_gpu_results_and_xla(tmp_path):
-    _, d, found = verdict(tmp_path, "h200-fixed", lambda m: {"LD_LIBRARY_PATH": lib_dir(m, "cusolver")})
+    _, d, found = verdict(
+        tmp_path, "h200-fixed", lambda m: {"LD_LIBRARY_PATH": f"{lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}"}
+    )
     assert not d.problems()
     assert "registered 1 GPU" in found["tensorflow-sees-gpus"].summary
     assert "bfloat16" in found["gpu-results-match-cpu"].summary

@@ -34,7 +34,8 @@ def errors(d: Diagnosis) -> list[str]:
 
 
 def fixed_env(m) -> dict[str, str]:
-    return {**m.environ, "LD_LIBRARY_PATH": lib_dir(m, "cusolver")}
+    """What `eval "$(tfgpu env)"` sets on the wheel layout: cusolver's and cuda_nvrtc's directories."""
+    return {**m.environ, "LD_LIBRARY_PATH": f"{lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}"}
 
 
 def test_scenario_2_wheel_layout_hides_cusolver_reports_export_line(tmp_path):
@@ -42,6 +43,63 @@ def test_scenario_2_wheel_layout_hides_cusolver_reports_export_line(tmp_path):
     f = find(m.diagnose(), "cuda-library-not-on-search-path")
     assert "libcusolver.so.11" in f.summary
     assert f.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cusolver')}")
+
+
+def test_scenario_14_wheel_layout_hides_nvrtc_from_cudnn(tmp_path):
+    """Issue 14 (H200, 2026-12-02): cusolver alone made TF see the GPU; cuDNN still could not load nvrtc."""
+    m = gpu_machine(tmp_path)
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": lib_dir(m, "cusolver")}
+    d = m.diagnose()
+    f = find(d, "cuda-dependency-not-on-search-path")
+    assert f.severity is Severity.ERROR and "libnvrtc.so.12" in f.summary and "libcudnn_graph.so.9" in f.summary
+    # cuDNN's own RUNPATH names nvidia/nvrtc/lib; the wheel installs nvidia/cuda_nvrtc/lib
+    assert str(m.site / "nvidia/nvrtc/lib") in f.detail and lib_dir(m, "cuda_nvrtc") in f.detail
+    assert f.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cuda_nvrtc')}$")
+    assert "cuda-library-not-on-search-path" not in {x.id for x in d.findings}
+
+
+def test_scenario_14_fix_env_orders_tf_libraries_before_their_dependencies(tmp_path):
+    from tfgpu.cli.commands.doctor import fix_env_lines
+
+    m = gpu_machine(tmp_path)
+    assert fix_env_lines(collect_facts(m.sources())) == [
+        f"export LD_LIBRARY_PATH={lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+    ]
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": lib_dir(m, "cusolver")}
+    assert fix_env_lines(collect_facts(m.sources())) == [
+        f"export LD_LIBRARY_PATH={lib_dir(m, 'cuda_nvrtc')}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+    ]
+
+
+def test_scenario_14_nvjitlink_is_found_through_cusparse_runpath(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    facts = collect_facts(m.sources())
+    nvjitlink = facts.libraries.get("nvjitlink")
+    assert nvjitlink.loaded.origin == "runpath" and nvjitlink.loaded_by.endswith("libcusparse.so.12")
+
+
+def test_scenario_14_nvrtc_not_installed_gives_the_wheel(tmp_path):
+    m = gpu_machine(tmp_path, drop=("cuda_nvrtc/",))
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "cuda-dependency-missing")
+    assert "libnvrtc.so.12" in f.summary and f.hint.endswith("-m pip install nvidia-cuda-nvrtc-cu12")
+
+
+def test_scenario_14_dependency_already_loaded_by_tf_counts_as_found(tmp_path):
+    from tfgpu.knowledge.libraries import Dependency
+    from tfgpu.model.facts import CudaLibrary, LibraryCopy
+    from tfgpu.system.libraries import locate_dependencies
+
+    lt = tmp_path / "libcublasLt.so.12"
+    lt.write_bytes(b"")
+    direct = [
+        CudaLibrary("cudnn", "libcudnn.so.9", True, (LibraryCopy(str(tmp_path / "libcudnn.so.9"), "runpath", "9"),)),
+        CudaLibrary("cublasLt", "libcublasLt.so.12", True, (LibraryCopy(str(lt), "runpath", "12.5"),)),
+    ]
+    dep = Dependency("cublasLt", "libcublasLt.so.12", "cublas", "cudnn", "libcudnn_graph.so.9", "x", "")
+    (found,) = locate_dependencies([dep], direct, None, [], {}, "12", str(tmp_path))
+    assert found.loaded == LibraryCopy(str(lt), "loaded", "12.5")
 
 
 def test_scenario_2_with_ld_library_path_fix_is_healthy(tmp_path):
@@ -326,7 +384,7 @@ def test_fix_env_lines_and_write_never_overwrite(tmp_path):
 
     m = gpu_machine(tmp_path)
     lines = fix_env_lines(collect_facts(m.sources()))
-    assert lines == [f"export LD_LIBRARY_PATH={lib_dir(m, 'cusolver')}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"]
+    assert lines == [fixed_env(m)["LD_LIBRARY_PATH"].join(("export LD_LIBRARY_PATH=", "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"))]
     target = tmp_path / "tf-env.sh"
     write_lines(str(target), lines)
     assert lines[0] in target.read_text()

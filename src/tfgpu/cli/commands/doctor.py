@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="exit 3 on warnings too")
     parser.add_argument("--static", action="store_true", help="skip the live TensorFlow probe (no child process)")
     parser.add_argument(
+        "--quick", action="store_true", help="probe without training the tiny Keras model (faster, proves less)"
+    )
+    parser.add_argument(
         "--python", metavar="PATH", help="diagnose another interpreter (a venv, conda env, Jupyter kernel)"
     )
     parser.add_argument(
@@ -92,7 +95,9 @@ def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Fac
     if not probe:
         return facts
     with env.progress(f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"):
-        live = run_tensorflow_probe(runner, env.environ, timeout_seconds=args.probe_timeout)
+        live = run_tensorflow_probe(
+            runner, env.environ, timeout_seconds=args.probe_timeout, training=not getattr(args, "quick", False)
+        )
     return replace(facts, probe=live)
 
 

@@ -12,7 +12,7 @@ import os
 
 from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, unreachable_dirs
-from tfgpu.knowledge.libraries import DSO_LOADER_SOURCE
+from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE, dependency_wheel
 from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
@@ -27,13 +27,14 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     Finding ids: ``cuda-libraries`` (ok), ``cuda-library-not-on-search-path``,
     ``cuda-library-missing``, ``cudnn-older-than-build``, ``cuda-library-version-mismatch``,
     ``ld-library-path-shadows-wheel``, ``ld-library-path-other-cuda``, ``nccl-missing``,
-    ``xla-ptxas-missing``, ``xla-libdevice-missing``.
+    ``xla-ptxas-missing``, ``xla-libdevice-missing``, ``cuda-dependency-not-on-search-path``,
+    ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc).
     """
     libs, tf = facts.libraries, facts.tensorflow
     if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts):
         return []
     out: list[Finding] = []
-    required = [lib for lib in libs.libraries if lib.required]
+    required = [lib for lib in libs.libraries if lib.required and lib.loaded_by is None]
     unreachable = [lib for lib in required if lib.loaded is None and lib.elsewhere]
     missing = [lib for lib in required if not lib.copies]
     if unreachable:
@@ -66,6 +67,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
                 link="https://www.tensorflow.org/install/pip",
             )
         )
+    out.extend(_dependencies(facts, libs))
     out.extend(_versions(facts, tf, libs))
     out.extend(_shadowing(libs))
     out.extend(_optional(facts, libs))
@@ -82,6 +84,46 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
                 detail=versions,
             )
         )
+    return out
+
+
+def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
+    """Libraries TF's libraries load in turn, each searched from its loader's RUNPATH."""
+    out = []
+    for lib in libs.libraries:
+        if lib.loaded_by is None or lib.loaded is not None:
+            continue
+        loader = os.path.basename(lib.loaded_by)
+        if lib.elsewhere:
+            where = os.path.dirname(lib.elsewhere[0].path)
+            out.append(
+                Finding(
+                    "cuda-dependency-not-on-search-path",
+                    Severity.ERROR,
+                    C,
+                    f"Installed but invisible to {loader}: {lib.soname}",
+                    detail=(
+                        f"{loader} loads {lib.soname} itself, searching LD_LIBRARY_PATH, its own RUNPATH "
+                        f"({', '.join(lib.loader_runpath) or 'none'}) and the ld.so cache; the copy in {where} "
+                        f"is outside all of them. Without it: {lib.needed_for}."
+                    ),
+                    hint=export_line(unreachable_dirs(libs)) + '   (or `eval "$(tfgpu env)"`)',
+                    link=CUDNN_RUNTIME_DEPENDENCIES if lib.name == "nvrtc" else DSO_LOADER_SOURCE,
+                )
+            )
+        else:
+            wheel = dependency_wheel(lib.soname, libs.cuda_major)
+            out.append(
+                Finding(
+                    "cuda-dependency-missing",
+                    Severity.ERROR,
+                    C,
+                    f"Not installed: {lib.soname}, which {loader} loads",
+                    detail=f"Without it: {lib.needed_for}.",
+                    hint=pip(facts, "install", wheel) if wheel else install_tf_with_cuda(facts),
+                    link=CUDNN_RUNTIME_DEPENDENCIES if lib.name == "nvrtc" else DSO_LOADER_SOURCE,
+                )
+            )
     return out
 
 

@@ -6,16 +6,19 @@ The static checks say what should happen; these say what did, and use the static
 
 from __future__ import annotations
 
-from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unreachable_dirs
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, unreachable_dirs
+from tfgpu.knowledge.libraries import dependency_wheel
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
 from tfgpu.model.unavailable import Unavailable
-from tfgpu.probe.tf_logs import failed_libraries
+from tfgpu.probe.tf_logs import failed_dependencies, failed_libraries
 
 T = Section.TENSORFLOW
 GPU_GUIDE = "https://www.tensorflow.org/guide/gpu"
 PTX_JIT_SLOW_SECONDS = 30.0
+XLA_COMPILE_SLOW_SECONDS = 30.0
+"""A first XLA epoch of the probe's tiny CNN longer than this would dominate a short training run."""
 TF32_ERROR = 1e-5
 """float32 products on the CPU differ by ~1e-7; TF32 ones by 1e-4 to 1e-3."""
 
@@ -27,7 +30,8 @@ def check_probe(facts: Facts) -> list[Finding]:
     ``tensorflow-import-failed``, ``probe-timed-out``, ``probe-crashed``, ``probe-protocol-error``,
     ``gpu-wrong-results``, ``gpu-op-failed``, ``gpu-first-op-slow``, ``xla-compile-failed``,
     ``cudnn-runtime-mismatch``, ``tf-grabs-all-memory``, ``tensorflow-cpu-only-verdict``,
-    ``tf32-in-float32``.
+    ``tf32-in-float32``, ``keras-training-works`` (ok), ``keras-training-failed``,
+    ``keras-training-crashed``, ``xla-first-epoch-slow``.
     """
     probe = facts.probe
     if probe is None:
@@ -64,8 +68,105 @@ def check_probe(facts: Facts) -> list[Finding]:
             )
         for gpu in probe.gpus:
             out.extend(_gpu_checks(facts, probe, gpu))
+        out.extend(_training(facts, probe))
     out.extend(_log_findings(probe))
     return out
+
+
+def _label(check: TrainingCheck) -> str:
+    xla = {"auto": "Keras's default jit_compile (XLA)", "off": "jit_compile=False"}.get(check.jit_compile, "XLA")
+    return f"{check.policy} with {xla}"
+
+
+def _dependency_fix(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
+    """(cause, fix) when the log names a library TF's libraries could not load."""
+    failed = failed_dependencies(probe.log_events)
+    if not failed:
+        return None
+    libs = facts.libraries
+    names = ", ".join(failed)
+    dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+    if dirs:
+        return f"{names} could not be loaded: it is installed outside its loader's search path", export_line(dirs)
+    major = libs.cuda_major if isinstance(libs, LibraryFacts) else "12"
+    wheels = [w for w in (dependency_wheel(name, major) for name in failed) if w]
+    fix = pip(facts, "install", *wheels) if wheels else install_tf_with_cuda(facts)
+    return f"{names} could not be loaded", fix
+
+
+def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
+    """Did a tiny Keras CNN train with Keras's defaults and without XLA, in float32 and mixed precision?"""
+    device = probe.gpus[0].device if probe.gpus else "/GPU:0"
+    found = _dependency_fix(facts, probe)
+    autotuner = any(e.kind == "autotuner_no_config" for e in probe.log_events)
+    why = (found[0] + ". " if found else "") + (
+        "XLA's convolution autotuner then found no cuDNN engine it could run. " if autotuner else ""
+    )
+    if probe.training_state == "died":
+        how = f"signal {probe.signal}" if probe.signal else f"exit status {probe.returncode}"
+        tail = " | ".join(probe.stderr_tail.strip().splitlines()[-3:])
+        return [
+            Finding(
+                "keras-training-crashed",
+                Severity.ERROR,
+                T,
+                f"TensorFlow died ({how}) while training a tiny Keras CNN on {device}",
+                detail=f"{why}Last log lines: {tail}",
+                hint=found[1] if found else "Run your training with `tfgpu explain --run -- python train.py`.",
+            )
+        ]
+    if not probe.training:
+        return []
+    failed = [t for t in probe.training if not t.ok]
+    if failed:
+        xla_only = all(t.jit_compile != "off" for t in failed) and any(
+            t.ok and t.jit_compile == "off" for t in probe.training
+        )
+        fallback = "until then, model.compile(..., jit_compile=False) trains without XLA" if xla_only else ""
+        hint = found[1] if found else (fallback or "Run `tfgpu explain` on your training log.")
+        if found and fallback:
+            hint += f"   ({fallback})"
+        return [
+            Finding(
+                "keras-training-failed",
+                Severity.ERROR,
+                T,
+                f"A default Keras CNN cannot train on {device}: {'; '.join(_label(t) for t in failed)} failed",
+                detail=f"{why}{failed[0].error or ''}".strip(),
+                hint=hint,
+                link=GPU_GUIDE,
+            )
+        ]
+    out = [
+        Finding(
+            "keras-training-works",
+            Severity.OK,
+            T,
+            f"A Keras CNN trained on {device}: " + "; ".join(_timing(t) for t in probe.training),
+        )
+    ]
+    slow = [t for t in probe.training if t.jit_resolved and (t.first_epoch_seconds or 0.0) > XLA_COMPILE_SLOW_SECONDS]
+    if slow:
+        worst = max(t.first_epoch_seconds or 0.0 for t in slow)
+        out.append(
+            Finding(
+                "xla-first-epoch-slow",
+                Severity.INFO,
+                T,
+                f"XLA spent {worst:.0f} s on the first epoch of a tiny CNN before training",
+                detail="Keras compiles the model with XLA by default on a GPU; every new input shape compiles again. "
+                "Short runs and notebooks pay this on each start.",
+                hint="model.compile(..., jit_compile=False) for short runs; `tfgpu tune` measures both",
+            )
+        )
+    return out
+
+
+def _timing(check: TrainingCheck) -> str:
+    xla = "XLA" if check.jit_resolved else "no XLA"
+    first = f"first epoch {check.first_epoch_seconds:.1f} s" if check.first_epoch_seconds is not None else ""
+    step = f", {check.warm_step_seconds * 1000:.1f} ms/step" if check.warm_step_seconds is not None else ""
+    return f"{check.policy} {xla} {first}{step}"
 
 
 def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
