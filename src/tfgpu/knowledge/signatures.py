@@ -53,6 +53,18 @@ class Signature:
     """A generic symptom ("TF sees no GPU"): reported only when no other problem explains it."""
     keywords: tuple[tuple[tuple[str, bool], ...], ...] = ()
     """Per pattern, (literal, case_insensitive) per branch: a line with none of them cannot match."""
+    fallback: bool = False
+    """The fallback tier: tried on a line no other signature matched, and reported only when no
+    specific problem explains the log; its fields gain ``component`` and ``next_step``."""
+
+
+@dataclass(frozen=True)
+class Component:
+    """What a fallback line is about (cuDNN, XLA, GPU memory...) and the next step for it."""
+
+    name: str
+    pattern: re.Pattern[str]
+    next_step: str
 
 
 def _branches(pattern: str) -> list[str]:
@@ -132,6 +144,14 @@ def _compile(raw: str) -> tuple[re.Pattern[str], list[tuple[str, bool]]]:
     return re.compile(raw), keys
 
 
+def _keywords(entry: Mapping[str, Any]) -> list[list[tuple[str, bool]]] | None:
+    """An entry's own ``keywords`` (any one must be in the line), for patterns whose literals sit in groups."""
+    given = entry.get("keywords")
+    if given is None:
+        return None
+    return [[(str(k), False) for k in given] for _ in entry["patterns"]]
+
+
 def _version(text: str | None) -> tuple[int, ...] | None:
     if not text:
         return None
@@ -150,6 +170,7 @@ def load_signatures() -> tuple[Signature, ...]:
     out = []
     for entry in doc["signature"]:
         compiled = [_compile(p) for p in entry["patterns"]]
+        keywords = _keywords(entry) or [keys for _, keys in compiled]
         when = entry.get("when", {})
         severity = entry.get("severity", "error")
         if severity not in ("error", "warning", "info"):
@@ -171,13 +192,33 @@ def load_signatures() -> tuple[Signature, ...]:
                 sources=tuple(entry.get("sources", [])),
                 examples=tuple(entry.get("examples", [])),
                 only_alone=bool(entry.get("only_alone", False)),
-                keywords=tuple(tuple(keys) for _, keys in compiled),
+                keywords=tuple(tuple(keys) for keys in keywords),
+                fallback=bool(entry.get("fallback", False)),
             )
         )
     ids = [s.id for s in out]
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate signature ids")
     return tuple(out)
+
+
+@functools.cache
+def load_components() -> tuple[Component, ...]:
+    """The components a fallback line can name, in the order they are tried (the last matches anything)."""
+    raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
+    doc = tomllib.loads(raw.decode("utf-8"))
+    return tuple(Component(c["name"], re.compile(c["pattern"]), c["next_step"]) for c in doc["component"])
+
+
+def component_of(line: str) -> Component:
+    """The first component whose pattern the line matches.
+
+    Examples:
+        >>> component_of("E cuda_dnn.cc:1] could not create cudnn handle").name
+        'cuDNN'
+    """
+    components = load_components()
+    return next((c for c in components if c.pattern.search(line)), components[-1])
 
 
 @dataclass
@@ -223,16 +264,20 @@ class LogScanner:
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        fallback: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         self._unfiltered: list[tuple[int, re.Pattern[str]]] = []
         for index, sig in enumerate(self.signatures):
             for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
                 for key, ci in keys:
-                    if not key:
+                    if sig.fallback:
+                        fallback.setdefault(key, []).append((index, pattern))
+                    elif not key:
                         self._unfiltered.append((index, pattern))
                     else:
                         (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
         self._sensitive = tuple(sensitive.items())
         self._insensitive = tuple(insensitive.items())
+        self._fallback = tuple(fallback.items())
         self._also = tuple({id(p): p for s in self.signatures for p in s.also}.items())
 
     def _candidates(self, line: str) -> list[tuple[int, re.Pattern[str]]]:
@@ -265,17 +310,25 @@ class LogScanner:
         for key, pattern in self._also:
             if key not in self._also_seen and pattern.search(line):
                 self._also_seen.add(key)
-        candidates = self._candidates(line)
-        if not candidates:
-            return
         matched: set[int] = set()
-        for index, pattern in sorted(candidates, key=lambda c: c[0]):
+        for index, pattern in sorted(self._candidates(line), key=lambda c: c[0]):
             if index in matched:
                 continue
             match = pattern.search(line)
             if match:
                 matched.add(index)
                 self._record(self.signatures[index], match, line)
+        if not matched:
+            self._feed_fallback(line)
+
+    def _feed_fallback(self, line: str) -> None:
+        """The most specific fallback that matches a line nothing else explained (one at most)."""
+        found = [entry for key, entries in self._fallback if key in line for entry in entries]
+        for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
+            match = pattern.search(line)
+            if match:
+                self._record(self.signatures[index], match, line)
+                return
 
     def _record(self, signature: Signature, match: re.Match[str], line: str) -> None:
         hit = self._hits.get(signature.id)
@@ -285,6 +338,9 @@ class LogScanner:
         for name, value in match.groupdict().items():
             if value is not None:
                 hit.groups.setdefault(name, value.strip())
+        if signature.fallback and "component" not in hit.groups:
+            component = component_of(line)
+            hit.groups.update(component=component.name, next_step=component.next_step)
         if len(hit.quotes) < MAX_QUOTES:
             hit.quotes.append((self.lines, line.strip()))
 
@@ -296,8 +352,8 @@ class LogScanner:
             tf_version=ctx.tf_version or self.tf_version,
         )
         kept = [h for h in self._hits.values() if self._applies(h.signature, effective)]
-        specific = any(not h.signature.benign and not h.signature.only_alone for h in kept)
-        kept = [h for h in kept if not (h.signature.only_alone and specific)]
+        specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
+        kept = [h for h in kept if not ((h.signature.only_alone or h.signature.fallback) and specific)]
         kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
         # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
         # same line are one out-of-memory problem, told by its most specific signature.
