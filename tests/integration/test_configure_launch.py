@@ -45,6 +45,15 @@ def test_run_applies_code_options_through_the_bootstrap_and_returns_the_exit_sta
     assert failing.returncode == 7
 
 
+def test_run_verdict_on_a_crashed_script_is_the_failure_and_its_cause():
+    crash = Path(__file__).parents[1] / "fixtures" / "tf_logs" / "h200-tf-2.21-nvrtc-crash.log"
+    code = f"import sys; sys.stderr.write(open({str(crash)!r}).read()); sys.exit(1)"
+    result = py("-m", "tfgpu", "run", "--", sys.executable, "-c", code)
+    assert result.returncode == 1
+    assert "Verdict: The script failed (exit status 1): cuDNN could not load libnvrtc.so.12" in result.stderr
+    assert "waits for input" not in result.stderr
+
+
 def test_run_bootstrap_still_runs_the_users_own_sitecustomize(tmp_path):
     ran = tmp_path / "ran.txt"  # every interpreter that runs the user's sitecustomize adds its pid
     (tmp_path / "sitecustomize.py").write_text(

@@ -66,6 +66,11 @@ def explain_lines(lines: Iterable[str], facts: Facts | None = None, bytes_read: 
     scanner = LogScanner()
     for line in lines:
         scanner.feed(line)
+    return explain_scanner(scanner, facts, bytes_read)
+
+
+def explain_scanner(scanner: LogScanner, facts: Facts | None = None, bytes_read: int = 0) -> Explanation:
+    """Explain what a scanner that was fed elsewhere (``tfgpu run``'s output pump) has seen."""
     result = scanner.result(context_of(facts))
     values = fix_values(facts, result.context.tf_version)
     problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)

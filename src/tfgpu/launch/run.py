@@ -23,7 +23,10 @@ from typing import TextIO
 from tfgpu.configure.environ import environment_for, needs_code
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
+from tfgpu.explain.explain import explain_scanner
+from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.slurm import slurm_tf_config
+from tfgpu.model.explanation import Explanation
 from tfgpu.model.samples import Verdict
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
@@ -34,15 +37,20 @@ BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
 
+MAX_PROBLEMS_SHOWN = 2
+
+
 @dataclass(frozen=True)
 class RunReport:
-    """What happened: the exit status, the time, and the verdict from the GPU samples."""
+    """What happened: the exit status, how the output ended, and the verdicts (the ending first)."""
 
     exit_status: int
     seconds: float
     verdicts: tuple[Verdict, ...]
     peak_memory_bytes: float | None
     mean_utilization_percent: float | None
+    explanation: Explanation | None = None
+    epoch_seconds: tuple[float, ...] = ()
 
 
 def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None) -> dict[str, str]:
@@ -92,10 +100,36 @@ def worker_environments(base: Mapping[str, str], workers: int, gpus: Sequence[st
     return out
 
 
-def _pump(stream: TextIO, prefix: str, out: TextIO) -> None:
-    for line in stream:
-        out.write(prefix + line)
-        out.flush()
+def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWatch) -> Verdict | None:
+    """A "the script failed" verdict with explain's top problems from its output, or None when it did not.
+
+    A traceback counts even with exit status 0 (a script that catches and prints the error).
+    """
+    if exit_status == 0 and signal_number is None and not watch.traceback_seen:
+        return None
+    how = f"killed by signal {signal_number}" if signal_number else f"exit status {exit_status}"
+    explanation = explain_scanner(watch.scanner)
+    problems = explanation.problems[:MAX_PROBLEMS_SHOWN]
+    if not problems:
+        return Verdict(
+            "script-failed",
+            "error",
+            f"The script failed ({how})",
+            "Nothing in its output names the cause."
+            if not watch.traceback_seen
+            else "It ended with a traceback tfgpu could not match.",
+            ("run `tfgpu doctor`", "tfgpu explain --run -- <the same command> keeps the whole log"),
+        )
+    top = problems[0]
+    quoted = "; ".join(f"line {q.line_number}: {q.text[:160]}" for q in top.lines[:2])
+    also = "".join(f" Also: {p.title}." for p in problems[1:])
+    return Verdict(
+        "script-failed",
+        "error",
+        f"The script failed ({how}): {top.title}",
+        f"{top.cause} ({quoted}).{also}",
+        (top.fix,),
+    )
 
 
 def run_command(
@@ -118,19 +152,18 @@ def run_command(
     sampler = Sampler(nvml, indices, interval_seconds) if indices else None
     envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
     start = time.monotonic()
-    procs: list[subprocess.Popen[str]] = []
+    procs: list[subprocess.Popen[bytes]] = []
     pumps = []
+    watch = OutputWatch()
     try:
         for index, child_env in enumerate(envs):
-            proc = subprocess.Popen(
-                list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
-            )
+            proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             procs.append(proc)
             assert proc.stdout is not None
             prefix = f"[worker {index}] " if workers > 1 else ""
-            pump = threading.Thread(target=_pump, args=(proc.stdout, prefix, stdout), daemon=True)
-            pump.start()
-            pumps.append(pump)
+            thread = threading.Thread(target=pump, args=(proc.stdout, stdout, watch, prefix), daemon=True)
+            thread.start()
+            pumps.append(thread)
     except FileNotFoundError:
         for proc in procs:
             proc.kill()
@@ -151,16 +184,27 @@ def run_command(
             signal.signal(sig, handler)
         if sampler:
             sampler.stop()
-        for pump in pumps:
-            pump.join(timeout=5)
+        for thread in pumps:
+            thread.join(timeout=5)
     seconds = time.monotonic() - start
     status = next((c for c in codes if c != 0), 0)
+    signal_number = -status if status < 0 else None
+    exit_status = status if status >= 0 else 128 - status
     # Judge from the first GPU activity on: importing TF and loading data are not training.
     since = sampler.first_busy() if sampler else None
     stats = sampler.stats(since=since) if sampler else []
     kept = sampler.samples() if sampler else []
     busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
-    verdicts = tuple(judge(stats, RunFacts(wall_seconds=busy_seconds)))
+    epochs = watch.finished_epochs()
+    run = RunFacts(wall_seconds=busy_seconds, epoch_seconds=epochs, jit_compile=True if watch.xla_seen else None)
+    failed = failure_verdict(exit_status, signal_number, watch)
+    if failed is None:
+        verdicts = tuple(judge(stats, run))
+    elif since is None:
+        verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
+    else:
+        verdicts = (failed, *judge(stats, run))
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    return RunReport(status if status >= 0 else 128 - status, seconds, verdicts, peak, mean)
+    explanation = explain_scanner(watch.scanner) if failed else None
+    return RunReport(exit_status, seconds, verdicts, peak, mean, explanation, epochs)

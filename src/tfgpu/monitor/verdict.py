@@ -65,6 +65,12 @@ def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
             "for runs of a few epochs: model.compile(..., jit_compile=False); XLA compiles again for every new input shape",
             "judge training speed from the second epoch on",
         )
+    elif run.jit_compile is None:
+        cause = "tracing, autotuning and, if the model is compiled with XLA (Keras's default on a GPU), compilation"
+        advice = (
+            "for runs of a few epochs: model.compile(..., jit_compile=False) and compare",
+            "judge training speed from the second epoch on",
+        )
     else:
         cause, advice = "tracing and autotuning", ("judge training speed from the second epoch on",)
     verdict = Verdict(

@@ -384,7 +384,9 @@ def test_fix_env_lines_and_write_never_overwrite(tmp_path):
 
     m = gpu_machine(tmp_path)
     lines = fix_env_lines(collect_facts(m.sources()))
-    assert lines == [fixed_env(m)["LD_LIBRARY_PATH"].join(("export LD_LIBRARY_PATH=", "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"))]
+    assert lines == [
+        fixed_env(m)["LD_LIBRARY_PATH"].join(("export LD_LIBRARY_PATH=", "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"))
+    ]
     target = tmp_path / "tf-env.sh"
     write_lines(str(target), lines)
     assert lines[0] in target.read_text()

@@ -1,0 +1,111 @@
+"""Read a training command's output as it streams past (``tfgpu run``): problems, epochs, XLA.
+
+``tfgpu run`` must judge how the script ended, not only how busy the GPU was: a script that
+crashed in its first step left the GPU idle, and "waits for input" would be the wrong verdict.
+Each line goes through explain's streaming matcher (bounded memory, whatever the length of the
+run) and a reader of Keras's progress bar, whose finished-epoch lines give the epoch times
+from which the compile share of the run is named.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import threading
+from typing import IO, TextIO
+
+from tfgpu.knowledge.signatures import LogScanner
+
+MAX_EPOCHS = 100_000
+CHUNK_BYTES = 64 * 1024
+MAX_LINE_CHARS = 64 * 1024
+_BREAK = re.compile(r"[\r\n]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
+# Keras 3 at the end of an epoch: "750/750 ━━━━ 62s 80ms/step - ..." (verbose=1) or
+# "750/750 - 62s - 80ms/step - ..." (verbose=2); before it, "N/N ━━━━ 0s" is the ETA.
+_EPOCH_DONE = re.compile(r"^\s*(\d+)/(\d+) (?:━+ |- )(\d+)s\b")
+_XLA = "Compiled cluster using XLA"
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+class OutputWatch:
+    """Fed every output line of the child (from the pump threads); read once the child is done."""
+
+    def __init__(self) -> None:
+        self.scanner = LogScanner()
+        self.epoch_seconds: list[float] = []
+        self.xla_seen = False
+        self.traceback_seen = False
+        self._epoch_open = False
+        self._lock = threading.Lock()
+
+    def feed(self, line: str) -> None:
+        r"""One line of output, split at ``\n`` or ``\r``.
+
+        Keras redraws its progress bar with ``\r`` and backspaces: each redraw is a line here,
+        and the last one of an epoch is the finished epoch with its time.
+        """
+        last = line.replace("\b", "") if "\b" in line else line
+        with self._lock:
+            self.scanner.feed(last)
+            text = _ANSI.sub("", last).strip() if "\x1b" in last else last.strip()
+            if _TRACEBACK in text:
+                self.traceback_seen = True
+            if _XLA in text:
+                self.xla_seen = True
+            elif text.startswith("Epoch "):
+                if _EPOCH.match(text) and len(self.epoch_seconds) < MAX_EPOCHS:
+                    self.epoch_seconds.append(0.0)
+                    self._epoch_open = True
+            elif self._epoch_open and "/" in text:
+                done = _EPOCH_DONE.match(text)
+                if done and done.group(1) == done.group(2):
+                    self.epoch_seconds[-1] = float(done.group(3))  # the last such line is the finished one
+
+    def finished_epochs(self) -> tuple[float, ...]:
+        """Seconds of each epoch whose end Keras printed."""
+        return tuple(s for s in self.epoch_seconds if s > 0)
+
+
+def _prefixed(text: str, prefix: str, at_start: bool) -> str:
+    r"""Each line that starts in ``text`` begins with ``prefix`` (one worker's output among several).
+
+    Examples:
+        >>> _prefixed("a\nb\n", "[w0] ", True)
+        '[w0] a\n[w0] b\n'
+    """
+    lines = text.split("\n")
+    return "\n".join((prefix if line and (i > 0 or at_start) else "") + line for i, line in enumerate(lines))
+
+
+def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -> None:
+    r"""Copy the child's output to ``out`` as it comes, and feed its lines to ``watch``.
+
+    The bytes reach the terminal unchanged (``\r`` redraws stay redraws), a line longer than
+    MAX_LINE_CHARS is fed in pieces, and a closed ``out`` (``tfgpu run ... | head -1``) stops
+    the copying but not the reading, so the child never blocks on a full pipe.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    writing = True
+    at_start = True
+    for chunk in iter(lambda: os.read(stream.fileno(), CHUNK_BYTES), b""):
+        text = decoder.decode(chunk)
+        if writing:
+            try:
+                out.write(_prefixed(text, prefix, at_start) if prefix else text)
+                out.flush()
+                at_start = text.endswith("\n")
+            except (OSError, ValueError):  # a closed pipe or file: keep draining the child
+                writing = False
+        parts = _BREAK.split(pending + text)
+        pending = parts.pop()
+        for part in parts:
+            watch.feed(part)
+        while len(pending) > MAX_LINE_CHARS:
+            watch.feed(pending[:MAX_LINE_CHARS])
+            pending = pending[MAX_LINE_CHARS:]
+    if pending:
+        watch.feed(pending)
