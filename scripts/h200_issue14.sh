@@ -18,6 +18,16 @@ step() {
   tail -4 "$o/$name" | cut -c1-220; tar -C /tmp -czf "/tmp/$(basename "$o").tgz" "$(basename "$o")"
 }
 if [ "$phase" = collect ]; then cp /tmp/i14*.tgz "$OUT/"; ls /tmp/i14*/; exit 0; fi
+if [ "$phase" = 3 ]; then
+  # With the probe's XLA budget (60 s): the full doctor as a user runs it, fixed and without nvrtc,
+  # and the raw worker in the fixed layout (the FakeProbe fixture).
+  eval "$(python3 -m tfgpu env 2>/dev/null)"; full=$LD_LIBRARY_PATH
+  step doctor-fixed.txt python3 -m tfgpu doctor
+  step worker-fixed.stderr env TF_CPP_MIN_LOG_LEVEL=0 python3 src/tfgpu/probe/worker.py devices --output "$o/worker-fixed.json"
+  export LD_LIBRARY_PATH=$(echo "$full" | tr : '\n' | grep -v cuda_nvrtc | paste -sd:)
+  step doctor-no-nvrtc.txt python3 -m tfgpu doctor
+  echo PHASE3 DONE >"$o/done"; tar -C /tmp -czf "/tmp/$(basename "$o").tgz" "$(basename "$o")"; exit 0
+fi
 if [ "$phase" = 2 ]; then
   # The tiny CNN's first XLA epoch took 135 s in phase 1 (the probe timed out at 180 s): the
   # no-nvrtc checks with --quick and the worker's own limit, then where XLA's time goes.

@@ -60,6 +60,8 @@ class TrainingCheck:
     first_epoch_seconds: float | None = None
     warm_step_seconds: float | None = None
     error: str | None = None
+    timed_out: bool = False
+    """XLA was still compiling when the probe's XLA budget ran out (not a failure)."""
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,7 @@ def _training(entry: dict[str, Any]) -> TrainingCheck:
         first_epoch_seconds=entry.get("first_epoch_seconds"),
         warm_step_seconds=entry.get("warm_step_seconds"),
         error=entry.get("error"),
+        timed_out=bool(entry.get("timed_out", False)),
     )
 
 

@@ -31,7 +31,7 @@ def check_probe(facts: Facts) -> list[Finding]:
     ``gpu-wrong-results``, ``gpu-op-failed``, ``gpu-first-op-slow``, ``xla-compile-failed``,
     ``cudnn-runtime-mismatch``, ``tf-grabs-all-memory``, ``tensorflow-cpu-only-verdict``,
     ``tf32-in-float32``, ``keras-training-works`` (ok), ``keras-training-failed``,
-    ``keras-training-crashed``, ``xla-first-epoch-slow``.
+    ``keras-training-crashed``, ``xla-first-epoch-slow``, ``xla-compile-timed-out``.
     """
     probe = facts.probe
     if probe is None:
@@ -117,7 +117,7 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
         ]
     if not probe.training:
         return []
-    failed = [t for t in probe.training if not t.ok]
+    failed = [t for t in probe.training if not t.ok and not t.timed_out]
     if failed:
         xla_only = all(t.jit_compile != "off" for t in failed) and any(
             t.ok and t.jit_compile == "off" for t in probe.training
@@ -137,14 +137,30 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
                 link=GPU_GUIDE,
             )
         ]
+    trained = [t for t in probe.training if t.ok]
     out = [
         Finding(
             "keras-training-works",
             Severity.OK,
             T,
-            f"A Keras CNN trained on {device}: " + "; ".join(_timing(t) for t in probe.training),
+            f"A Keras CNN trained on {device}: " + "; ".join(_timing(t) for t in trained),
         )
     ]
+    out.extend(
+        Finding(
+            "xla-compile-timed-out",
+            Severity.WARNING,
+            T,
+            f"XLA had not compiled a tiny Keras CNN ({t.policy}) after {t.error.split('after ')[-1] if t.error else 'its budget'}",
+            detail="Keras compiles models with XLA by default on a GPU (jit_compile='auto'): every first epoch, "
+            "and every new input shape, waits this long before training starts. The doctor stopped waiting; "
+            "without XLA the same model trained.",
+            hint="model.compile(..., jit_compile=False) unless the run is long enough to repay the compilation; "
+            "`tfgpu tune` measures both",
+        )
+        for t in probe.training
+        if t.timed_out
+    )
     slow = [t for t in probe.training if t.jit_resolved and (t.first_epoch_seconds or 0.0) > XLA_COMPILE_SLOW_SECONDS]
     if slow:
         worst = max(t.first_epoch_seconds or 0.0 for t in slow)
