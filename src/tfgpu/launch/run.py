@@ -100,6 +100,21 @@ def worker_environments(base: Mapping[str, str], workers: int, gpus: Sequence[st
     return out
 
 
+TRAINED_SECONDS = 60.0
+
+
+def trained(watch: OutputWatch, since: float | None, busy_seconds: float) -> bool:
+    """Whether a failed run trained long enough for the GPU figures to mean something.
+
+    Keras's output says it (an epoch finished); without Keras epochs, a minute of GPU activity.
+    On the H200 the guide's CNN without libnvrtc crashed 24 s in, in its first step, after a
+    few busy samples: "the GPU waits for input" would have been the verdict.
+    """
+    if watch.finished_epochs():
+        return True
+    return not watch.epoch_seconds and since is not None and busy_seconds >= TRAINED_SECONDS
+
+
 def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWatch) -> Verdict | None:
     """A "the script failed" verdict with explain's top problems from its output, or None when it did not.
 
@@ -200,10 +215,10 @@ def run_command(
     failed = failure_verdict(exit_status, signal_number, watch)
     if failed is None:
         verdicts = tuple(judge(stats, run))
-    elif since is None:
-        verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
-    else:
+    elif trained(watch, since, busy_seconds):
         verdicts = (failed, *judge(stats, run))
+    else:
+        verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
     explanation = explain_scanner(watch.scanner) if failed else None

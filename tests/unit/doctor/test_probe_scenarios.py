@@ -61,3 +61,39 @@ def test_failed_probes_become_errors_with_their_own_ids(tmp_path):
     ):
         _, d, found = verdict(tmp_path / status, None, status=status)
         assert found[finding].severity is Severity.ERROR and d.problems()
+
+
+def both_dirs(m):
+    return {"LD_LIBRARY_PATH": f"{lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}"}
+
+
+def test_issue_14_fixed_layout_trains_without_xla_and_warns_that_xla_is_still_compiling(tmp_path):
+    """H200, 2026-12-03, the fix tfgpu env prints applied: the CNN trained; XLA was still compiling at 60 s."""
+    _, d, found = verdict(tmp_path, "h200-training-fixed", both_dirs)
+    assert not d.problems() and d.problems(strict=True)
+    works = found["keras-training-works"]
+    assert "float32 no XLA first epoch 3.3 s" in works.summary and "mixed_bfloat16" in works.summary
+    slow = found["xla-compile-timed-out"]
+    assert slow.severity is Severity.WARNING and "after 60 s" in slow.summary and "jit_compile=False" in slow.hint
+    assert "keras-xla-by-default" not in found  # the probe measured XLA, so the generic note goes
+
+
+def test_issue_14_without_nvrtc_the_doctor_names_it_and_never_says_healthy(tmp_path):
+    """H200, 2026-12-03: cusolver's directory alone; cuDNN cannot load libnvrtc, XLA's bf16 conv has no engine."""
+    m, d, found = verdict(tmp_path, "h200-nvrtc-hidden", lambda m: {"LD_LIBRARY_PATH": lib_dir(m, "cusolver")})
+    assert d.problems()
+    failed = found["keras-training-failed"]
+    assert failed.severity is Severity.ERROR and "mixed_bfloat16 with Keras's default jit_compile (XLA)" in failed.summary
+    assert "libnvrtc.so.12 could not be loaded" in failed.detail and "Autotuner could not find" in failed.detail
+    assert "for HLO" not in failed.detail  # the HLO dump stays in the log
+    assert failed.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cuda_nvrtc')}$")
+    assert "jit_compile=False" in failed.hint  # jit off trained in both precisions
+    assert "libnvrtc.so.12" in found["cuda-dependency-not-on-search-path"].summary
+
+
+def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(tmp_path):
+    _, d, _ = verdict(tmp_path, "h200-training-fixed", both_dirs)
+    died = replace(d.facts.probe, training=(), training_state="died", signal=6, stderr_tail="F cuda.cc:1] Check failed")
+    found = {f.id: f for f in diagnose(replace(d.facts, probe=died)).findings}
+    assert "signal 6" in found["keras-training-crashed"].summary and "Check failed" in found["keras-training-crashed"].detail
+    assert "gpu-results-match-cpu" in found  # the op checks before training are kept

@@ -28,3 +28,31 @@ def test_failed_runs_keep_their_outcome():
 def test_probe_environment_keeps_every_log_line_and_the_callers_variables():
     env = probe_environment({"TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": "1"})
     assert env == {"TF_CPP_MIN_LOG_LEVEL": "0", "CUDA_VISIBLE_DEVICES": "1"}
+
+
+def test_h200_training_runs_are_shaped_with_their_state_and_timings():
+    fixed = run_tensorflow_probe(FakeProbe("h200-training-fixed"), {})
+    assert fixed.training_state == "done"
+    assert [(t.jit_compile, t.policy, t.ok, t.timed_out) for t in fixed.training] == [
+        ("off", "float32", True, False),
+        ("off", "mixed_bfloat16", True, False),
+        ("auto", "float32", False, True),
+    ]
+    hidden = run_tensorflow_probe(FakeProbe("h200-nvrtc-hidden"), {})
+    assert "libnvrtc.so.12" in {e.library for e in hidden.log_events if e.kind == "library_load_failed"}
+    assert [t.ok for t in hidden.training] == [True, True, False, True]
+
+
+def test_a_checkpoint_without_training_results_means_the_child_died_while_training():
+    import json
+
+    from tests.fakes.probe import FIXTURES
+
+    from tfgpu.probe.collect import shape
+    from tfgpu.probe.runner import ProbeRun
+
+    envelope = json.loads((FIXTURES / "h200-training-fixed.json").read_text())
+    envelope["data"]["training"] = "started"  # what the worker writes before it trains
+    facts = shape(ProbeRun("ok", "python3", 30.0, 180.0, envelope, "F check failed", -6, 6))
+    assert facts.training_state == "died" and facts.training == () and facts.signal == 6
+    assert run_tensorflow_probe(FakeProbe("h200-fixed"), {}).training_state == "not_run"  # an older worker

@@ -57,3 +57,26 @@ def test_describe_build_and_gpus_from_fake_tf():
 def test_probe_devices_without_gpus_skips_the_checks():
     data = load_worker().probe_devices(fake_tf(), import_seconds=1.5)
     assert data["gpus"] == [] and data["per_gpu"] == [] and data["import_seconds"] == 1.5
+
+
+def test_bounded_abandons_what_outlives_its_budget():
+    import threading
+    import time
+
+    worker = load_worker()
+    release = threading.Event()
+    assert worker._bounded(lambda: {"ok": True}, 5.0) == {"ok": True}
+    start = time.monotonic()
+    assert worker._bounded(lambda: release.wait(30) and {}, 0.2) is None
+    assert time.monotonic() - start < 5.0
+    release.set()
+
+
+def test_mixed_policy_follows_setup_auto():
+    worker = load_worker()
+    assert [worker.mixed_policy(c) for c in ("9.0", "8.0", "7.5", None)] == [
+        "mixed_bfloat16",
+        "mixed_bfloat16",
+        "mixed_float16",
+        "mixed_float16",
+    ]

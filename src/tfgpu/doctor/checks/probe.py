@@ -132,7 +132,7 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
                 Severity.ERROR,
                 T,
                 f"A default Keras CNN cannot train on {device}: {'; '.join(_label(t) for t in failed)} failed",
-                detail=f"{why}{failed[0].error or ''}".strip(),
+                detail=f"{why}{_short(failed[0].error or '')}".strip(),
                 hint=hint,
                 link=GPU_GUIDE,
             )
@@ -176,6 +176,12 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
             )
         )
     return out
+
+
+def _short(error: str, limit: int = 240) -> str:
+    """A TF error cut before its HLO dump: the op and status say enough, the log has the rest."""
+    head = error.split(" for HLO:", 1)[0] if " for HLO:" in error else error
+    return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
 def _timing(check: TrainingCheck) -> str:

@@ -213,6 +213,8 @@ def _keras_xla_default(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
     hidden = facts.env("CUDA_VISIBLE_DEVICES") in ("", "-1")
     if hidden or (facts.probe is not None and facts.probe.outcome == "ok" and not facts.probe.gpus):
         return []  # TensorFlow will not use the GPU, so Keras will not pick XLA
+    if facts.probe is not None and any(t.jit_compile == "auto" for t in facts.probe.training):
+        return []  # the probe measured what XLA does here; its own findings say it
     return [
         Finding(
             "keras-xla-by-default",
