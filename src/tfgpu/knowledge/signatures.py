@@ -278,6 +278,8 @@ class LogScanner:
         self._sensitive = tuple(sensitive.items())
         self._insensitive = tuple(insensitive.items())
         self._fallback = tuple(fallback.items())
+        # one C-level search decides whether any fallback can match a line nothing else explained
+        self._fallback_any = re.compile("|".join(re.escape(k) for k in fallback)) if fallback else None
         self._also = tuple({id(p): p for s in self.signatures for p in s.also}.items())
 
     def _candidates(self, line: str) -> list[tuple[int, re.Pattern[str]]]:
@@ -323,6 +325,8 @@ class LogScanner:
 
     def _feed_fallback(self, line: str) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
+        if self._fallback_any is None or not self._fallback_any.search(line):
+            return
         found = [entry for key, entries in self._fallback if key in line for entry in entries]
         for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
             match = pattern.search(line)

@@ -83,7 +83,9 @@ def test_issue_14_without_nvrtc_the_doctor_names_it_and_never_says_healthy(tmp_p
     m, d, found = verdict(tmp_path, "h200-nvrtc-hidden", lambda m: {"LD_LIBRARY_PATH": lib_dir(m, "cusolver")})
     assert d.problems()
     failed = found["keras-training-failed"]
-    assert failed.severity is Severity.ERROR and "mixed_bfloat16 with Keras's default jit_compile (XLA)" in failed.summary
+    assert (
+        failed.severity is Severity.ERROR and "mixed_bfloat16 with Keras's default jit_compile (XLA)" in failed.summary
+    )
     assert "libnvrtc.so.12 could not be loaded" in failed.detail and "Autotuner could not find" in failed.detail
     assert "for HLO" not in failed.detail  # the HLO dump stays in the log
     assert failed.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cuda_nvrtc')}$")
@@ -95,5 +97,8 @@ def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(
     _, d, _ = verdict(tmp_path, "h200-training-fixed", both_dirs)
     died = replace(d.facts.probe, training=(), training_state="died", signal=6, stderr_tail="F cuda.cc:1] Check failed")
     found = {f.id: f for f in diagnose(replace(d.facts, probe=died)).findings}
-    assert "signal 6" in found["keras-training-crashed"].summary and "Check failed" in found["keras-training-crashed"].detail
+    assert (
+        "signal 6" in found["keras-training-crashed"].summary
+        and "Check failed" in found["keras-training-crashed"].detail
+    )
     assert "gpu-results-match-cpu" in found  # the op checks before training are kept
