@@ -255,7 +255,7 @@ def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
         hint = export_line(dirs) + '   (or `eval "$(tfgpu env)"`)' if dirs else install_tf_with_cuda(facts)
         # TF 2.21 no longer names the library in its log; the static search knows which it was.
         invisible = (
-            [lib.soname for lib in libs.libraries if lib.required and lib.loaded is None]
+            [lib.soname for lib in libs.libraries if lib.required and lib.loaded_by is None and lib.loaded is None]
             if isinstance(libs, LibraryFacts)
             else []
         )
