@@ -40,6 +40,7 @@ def test_doctor_probe_registers_the_gpu_and_matches_the_cpu():
     ids = {f["id"]: f for f in doc["findings"]}
     assert doc["facts"]["probe"]["outcome"] == "ok" and doc["facts"]["probe"]["gpus"], result.stderr[-2000:]
     assert "tensorflow-sees-gpus" in ids and "gpu-results-match-cpu" in ids
+    assert "keras-training-works" in ids  # the tiny Keras CNN trained, at least without XLA
     assert not [f for f in doc["findings"] if f["severity"] == "error"]
 
 
