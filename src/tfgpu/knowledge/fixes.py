@@ -50,10 +50,28 @@ def export_line(dirs: list[str]) -> str:
     return f"export LD_LIBRARY_PATH={joined}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
 
 
+def export_var(name: str, value: str) -> str:
+    """``export NAME=value`` with the value quoted for a POSIX shell: pasting it sets that one variable.
+
+    Examples:
+        >>> export_var("CUDA_VISIBLE_DEVICES", "0,1")
+        'export CUDA_VISIBLE_DEVICES=0,1'
+        >>> export_var("CUDA_VISIBLE_DEVICES", "GPU-a;touch /tmp/x")
+        "export CUDA_VISIBLE_DEVICES='GPU-a;touch /tmp/x'"
+    """
+    if not name.isidentifier() or not name.isascii():
+        raise ValueError(f"not an environment variable name: {name!r}")
+    return f"export {name}={shlex.quote(value)}"
+
+
 def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
-    """Directories holding required libraries that TF's loader cannot reach (for ``tfgpu env``)."""
+    """Directories holding required libraries that their loader cannot reach (for ``tfgpu env``).
+
+    TF's own libraries come first, then the ones they load in turn, each once. A directory whose
+    name holds control characters is never offered: a line to paste must not carry them.
+    """
     dirs = []
     for lib in libraries.libraries:
         if lib.required and lib.loaded is None and lib.elsewhere:
             dirs.append(os.path.dirname(lib.elsewhere[0].path))
-    return list(dict.fromkeys(dirs))
+    return [d for d in dict.fromkeys(dirs) if d.isprintable()]

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from tfgpu.model.codec import encode
 from tfgpu.model.explanation import Explanation, Problem
+from tfgpu.report.sanitize import printable_tree
 
 EXPLAIN_SCHEMA_VERSION = 1
 # The "2023-06-19 17:03:27.840554: E tensorflow/.../cuda_dnn.cc:417] " or "W0000 00:00:17.6  24341 gpu_device.cc:2431] "
@@ -39,7 +40,8 @@ def _problem(console: Console, number: int, problem: Problem) -> None:
 
 
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
-    """The human report."""
+    """The human report (log lines and values escaped: a log can carry terminal sequences)."""
+    explanation = printable_tree(explanation)
     if explanation.problems:
         console.print(
             Text(

@@ -14,6 +14,7 @@ from typing import Any
 from tfgpu.model.findings import Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.report.json import report_document, verdict
+from tfgpu.report.sanitize import printable_tree
 
 _UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|AUTH|CREDENTIAL|COOKIE|SESSION", re.I)
@@ -56,7 +57,8 @@ def _redact_environ(doc: dict[str, Any]) -> None:
 
 
 def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
-    """The whole report as GitHub-flavoured Markdown, redacted."""
+    """The whole report as GitHub-flavoured Markdown, redacted, with control characters escaped."""
+    diagnosis = printable_tree(diagnosis)
     doc = report_document(diagnosis)
     _redact_environ(doc)
     lines = [

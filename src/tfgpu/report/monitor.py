@@ -9,6 +9,7 @@ from rich.text import Text
 
 from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
+from tfgpu.report.sanitize import printable, printable_tree
 from tfgpu.report.text import LINK_WORDS
 
 
@@ -23,7 +24,9 @@ def _ecc_xid(s: GpuSample) -> Text:
 
 
 def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes: dict[int, list[str]]) -> Table:
-    """One row per GPU (and its processes under it)."""
+    """One row per GPU (and its processes under it); names from NVML and /proc are escaped."""
+    names = {i: printable(n) for i, n in names.items()}
+    processes = {i: [printable(line) for line in lines] for i, lines in processes.items()}
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by", "ECC/Xid"):
         table.add_column(column, no_wrap=True)
@@ -61,14 +64,15 @@ def topology_text(links: dict[int, tuple[GpuLink, ...] | str]) -> Text:
     lines = []
     for index, peers in sorted(links.items()):
         if isinstance(peers, str):
-            lines.append(f"GPU {index}: links unknown ({peers})")
+            lines.append(f"GPU {index}: links unknown ({printable(peers)})")
             continue
         lines += [f"GPU {index} - GPU {p.peer}: {LINK_WORDS.get(p.via, p.via)}" for p in peers if p.peer > index]
     return Text("\n".join(lines), style="dim")
 
 
 def verdict_text(verdicts: Sequence[Verdict]) -> Text:
-    """The verdicts, the first as the headline."""
+    """The verdicts, the first as the headline (quoted log lines escaped)."""
+    verdicts = [printable_tree(v) for v in verdicts]
     text = Text()
     styles = {"ok": "bold green", "info": "cyan", "warning": "bold yellow", "error": "bold red"}
     for number, v in enumerate(verdicts):

@@ -11,6 +11,7 @@ from tfgpu.model.facts import GpuFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.report.sanitize import printable_tree
 
 MARKS = {
     Severity.OK: ("✓", "green"),
@@ -71,6 +72,7 @@ def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
 
 def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) -> None:
     """Print the report section by section, worst first inside each section."""
+    diagnosis = printable_tree(diagnosis)
     console.print(Text("tfgpu doctor", style="bold"))
     for section in Section:
         found = [f for f in diagnosis.findings if f.section is section]

@@ -32,7 +32,9 @@ def collect_environ(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 
 
 _INDEX = re.compile(r"^\d+$")
-_UUID = re.compile(r"^(GPU|MIG)-[0-9a-fA-F-]+", re.I)
+# GPU-<uuid>, MIG-<uuid>, and the older MIG-GPU-<uuid>/<gi>/<ci>; anchored at both ends, so an entry
+# with anything else in it is invalid to CUDA and never reaches a printed fix.
+_UUID = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F-]+(?:/\d+/\d+)?$", re.I)
 
 
 def parse_visible_devices(value: str) -> tuple[list[str], str | None]:
@@ -46,6 +48,8 @@ def parse_visible_devices(value: str) -> tuple[list[str], str | None]:
         (['0', '1'], None)
         >>> parse_visible_devices("0,gpu1,2")
         (['0'], 'gpu1')
+        >>> parse_visible_devices("GPU-a;touch /tmp/x")
+        ([], 'GPU-a;touch /tmp/x')
     """
     honoured: list[str] = []
     for raw in value.split(","):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from tfgpu.knowledge.fixes import export_var
 from tfgpu.model.facts import Facts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
@@ -109,7 +110,7 @@ def _visible_devices(facts: Facts) -> list[Finding]:
                 E,
                 f"CUDA_VISIBLE_DEVICES={value}: entries from {invalid!r} on are ignored",
                 detail=f"CUDA stops at the first invalid entry, so only {','.join(honoured)} are visible.",
-                hint=f"export CUDA_VISIBLE_DEVICES={','.join(honoured)}",
+                hint=export_var("CUDA_VISIBLE_DEVICES", ",".join(honoured)),
                 link=CUDA_ENV_DOCS,
             )
         )
@@ -124,7 +125,7 @@ def _visible_devices(facts: Facts) -> list[Finding]:
                     E,
                     f"CUDA_VISIBLE_DEVICES names GPU {','.join(beyond)} but this machine has {count}",
                     detail="CUDA stops at the first index that does not exist; the GPUs after it are hidden.",
-                    hint=f"export CUDA_VISIBLE_DEVICES={','.join(str(i) for i in range(count))}",
+                    hint=export_var("CUDA_VISIBLE_DEVICES", ",".join(str(i) for i in range(count))),
                     link=CUDA_ENV_DOCS,
                 )
             )
