@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import io
 import os
 import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
+from tfgpu.cli.streams import SafeStream
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
@@ -67,11 +69,12 @@ class CliEnvironment:
     @classmethod
     def from_process(cls) -> CliEnvironment:
         """The real environment of this process; colour only on a TTY without NO_COLOR."""
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+        stdout, stderr = cast(TextIO, SafeStream(sys.stdout)), cast(TextIO, SafeStream(sys.stderr))
+        color = stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
         return cls(
-            stdout=sys.stdout,
-            stderr=sys.stderr,
-            stdin=sys.stdin,
+            stdout=stdout,
+            stderr=stderr,
+            stdin=sys.stdin if sys.stdin is not None else io.StringIO(),
             environ=dict(os.environ),
             color=color,
             user=_user(),

@@ -11,6 +11,7 @@ from types import ModuleType
 from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.cli.streams import SafeStream, silence_broken_stdout
 from tfgpu.model.errors import DiagnosticError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -53,6 +54,14 @@ def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -
     """Run one command; the single place where exceptions become exit statuses (pip's _run_wrapper)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     env = env or CliEnvironment.from_process()
+    try:
+        return _main(args_list, env)
+    finally:
+        if isinstance(env.stdout, SafeStream):
+            silence_broken_stdout(env.stdout)
+
+
+def _main(args_list: list[str], env: CliEnvironment) -> int:
     # Everything after the first "--" is a command for tfgpu to run (explain --run, run):
     # argparse's REMAINDER does not survive subparsers, so it is split off here.
     passthrough: list[str] = []
@@ -70,6 +79,8 @@ def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -
         return ExitStatus.USAGE
     try:
         return int(_command_module(args.command).run(args, env))
+    except BrokenPipeError:
+        return ExitStatus.SUCCESS  # a reader that stopped early (| head) is not a failure of the command
     except KeyboardInterrupt:
         env.stderr.write("interrupted\n")
         return ExitStatus.INTERRUPTED

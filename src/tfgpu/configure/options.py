@@ -99,6 +99,10 @@ def parse_memory(value: object) -> tuple[str | None, int | None, float | None]:
     return None, limit, None
 
 
+MAX_SPLIT = 64
+"""More logical devices than this on one GPU is a typo (split=2**40 once tried to allocate 9.8 GB)."""
+
+
 def make_options(
     gpus: object = None,
     memory: object = None,
@@ -122,8 +126,11 @@ def make_options(
         raise _bad("xla", xla, 'True, False or "auto"')
     if strategy is not None and strategy not in STRATEGIES:
         raise _bad("strategy", strategy, " / ".join(STRATEGIES))
-    if split is not None and (isinstance(split, bool) or not isinstance(split, int) or split < 1):
-        raise _bad("split", split, "an integer >= 1")
+    if split is not None and (isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT):
+        raise _bad("split", split, f"an integer from 1 to {MAX_SPLIT}")
+    for name, flag in (("tf32", tf32), ("deterministic", deterministic), ("log_placement", log_placement)):
+        if flag is not None and not isinstance(flag, bool):
+            raise _bad(name, flag, "True or False")  # "no" is truthy: it must not switch the option on
     if mode == "growth" and split and split > 1:
         raise DiagnosticError(
             "setup-growth-with-split",

@@ -6,6 +6,7 @@ It samples the GPUs while the command runs, forwards signals and returns its exi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -32,6 +33,7 @@ from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.procs import become_subreaper, children
 
 BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -147,6 +149,34 @@ def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWa
     )
 
 
+ORPHAN_GRACE_SECONDS = 5.0
+
+
+def end_adopted_orphans() -> None:
+    """After a SIGTERM, end what the command left behind (re-parented here by become_subreaper)."""
+    orphans = children(os.getpid())
+    for pid in orphans:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + ORPHAN_GRACE_SECONDS
+    while orphans and time.monotonic() < deadline:
+        orphans = [pid for pid in orphans if _reap(pid)]
+        time.sleep(0.1)
+    for pid in orphans:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+
+
+def _reap(pid: int) -> bool:
+    """Collect an adopted child if it has ended; True while it still runs."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == 0
+
+
 def run_command(
     argv: Sequence[str],
     options: GpuOptions,
@@ -158,6 +188,7 @@ def run_command(
     stdout: TextIO = sys.stdout,
 ) -> RunReport:
     """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children."""
+    become_subreaper()
     visible = resolve_gpus(options.gpus, nvml)
     env = child_environment(options, environ, visible)
     try:
@@ -186,7 +217,10 @@ def run_command(
     if sampler:
         sampler.start()
 
+    stopped: list[int] = []
+
     def forward(signum: int, frame: FrameType | None) -> None:
+        stopped.append(signum)
         for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signum)
@@ -194,6 +228,8 @@ def run_command(
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         codes = [proc.wait() for proc in procs]
+        if signal.SIGTERM in stopped:
+            end_adopted_orphans()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -59,24 +59,51 @@ def static_facts(
     return collect_facts(sources, tfgpu_version=__version__, interpreter=interpreter)
 
 
-def load_facts(path: str) -> Facts:
-    """Facts from a saved ``doctor --json`` report.
+MAX_REPORT_BYTES = 16 * 2**20
+"""A real report is tens of KiB; anything this large is not one (and would be slow to render)."""
+MAX_STRING_CHARS = 4096
+
+
+def _cut_strings(value: Any) -> Any:
+    """Every string of a loaded report cut to MAX_STRING_CHARS: a 100-MB GPU name is not a fact.
 
     Raises:
-        UsageError: the file is missing, not JSON, or not a tfgpu report.
+        ValueError: a number beyond 64 bits (no fact is one; it would overflow the arithmetic).
+    """
+    if isinstance(value, int) and abs(value) > 2**64:
+        raise ValueError("a number beyond 64 bits")
+    if isinstance(value, str):
+        return value if len(value) <= MAX_STRING_CHARS else value[:MAX_STRING_CHARS] + "…"
+    if isinstance(value, list):
+        return [_cut_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _cut_strings(v) for k, v in value.items()}
+    return value
+
+
+def load_facts(path: str) -> Facts:
+    """Facts from a saved ``doctor --json`` report, read within bounds.
+
+    Raises:
+        UsageError: the file is missing, too large, not JSON, or not a tfgpu report.
     """
     try:
+        size = os.path.getsize(path)
+        if size > MAX_REPORT_BYTES:
+            raise UsageError(f"{path} is {size:,} bytes: not a tfgpu report (they are far below 16 MiB)")
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a text file") from None
     try:
-        return facts_from_document(json.loads(text))
+        return facts_from_document(_cut_strings(json.loads(text)))
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path} is not JSON: {exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to be a tfgpu report") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise UsageError(f"{path}: not a tfgpu report ({str(exc)[:200]})") from None
 
 
 def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Facts:

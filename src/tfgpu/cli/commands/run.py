@@ -7,7 +7,7 @@ import argparse
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import PRECISIONS, STRATEGIES, make_options
 from tfgpu.launch.run import run_command
-from tfgpu.model.errors import UsageError
+from tfgpu.model.errors import DiagnosticError, UsageError
 
 _ONOFF = {"on": True, "off": False}
 
@@ -42,17 +42,20 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     xla: bool | str | None = None
     if args.xla:
         xla = "auto" if args.xla == "auto" else args.xla == "on"
-    options = make_options(
-        gpus=args.gpus,
-        memory=args.memory,
-        precision=args.precision,
-        xla=xla,
-        tf32=_ONOFF.get(args.tf32) if args.tf32 else None,
-        deterministic=args.deterministic or None,
-        log_placement=args.log_placement,
-        strategy=args.strategy,
-        split=args.split,
-    )
+    try:
+        options = make_options(
+            gpus=args.gpus,
+            memory=args.memory,
+            precision=args.precision,
+            xla=xla,
+            tf32=_ONOFF.get(args.tf32) if args.tf32 else None,
+            deterministic=args.deterministic or None,
+            log_placement=args.log_placement,
+            strategy=args.strategy,
+            split=args.split,
+        )
+    except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
+        raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
     try:
         report = run_command(
             args.passthrough,
@@ -65,6 +68,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     except FileNotFoundError:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
+    except (PermissionError, OSError) as exc:
+        raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
     from rich.text import Text
 
     from tfgpu.report.monitor import verdict_text

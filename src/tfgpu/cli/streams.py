@@ -1,0 +1,65 @@
+"""The process's standard streams as a command can always write to them.
+
+``tfgpu doctor | head -1`` closes the pipe after one line, ``tfgpu doctor >&-`` starts with no
+stdout at all, and ``PYTHONIOENCODING=ascii`` cannot encode ✓. None of these may turn into a
+traceback or an exit status of 1: output that cannot be written is dropped, characters the
+encoding lacks are replaced, and the command still returns its own status.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import TextIO
+
+
+class SafeStream(io.TextIOBase):
+    """Writes to ``target`` until it fails once (a closed pipe), then drops everything quietly."""
+
+    def __init__(self, target: TextIO | None) -> None:
+        super().__init__()
+        self.target = target
+        self.broken = target is None
+        if target is not None and hasattr(target, "reconfigure"):
+            target.reconfigure(errors="replace")  # an ASCII locale gets '?' instead of a crash
+
+    def write(self, text: str) -> int:
+        """Write, or drop the text once the stream is gone."""
+        if not self.broken and self.target is not None:
+            try:
+                self.target.write(text)
+            except (BrokenPipeError, ValueError, OSError):
+                self.broken = True
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush, or nothing once the stream is gone."""
+        if not self.broken and self.target is not None:
+            try:
+                self.target.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self.broken = True
+
+    def isatty(self) -> bool:
+        """Whether the stream is a live terminal."""
+        return not self.broken and self.target is not None and self.target.isatty()
+
+    def writable(self) -> bool:
+        """Always: failed writes are dropped, not raised."""
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        """The target's encoding (rich reads it to choose its characters)."""
+        return getattr(self.target, "encoding", None) or "utf-8"
+
+
+def silence_broken_stdout(stream: SafeStream) -> None:
+    """After a closed pipe, point fd 1 at /dev/null so Python's exit-time flush cannot fail."""
+    if stream.broken and sys.stdout is not None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
