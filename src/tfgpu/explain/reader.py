@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 CHUNK_BYTES = 1 << 20
 SNIFF_BYTES = 64 * 1024
@@ -22,6 +23,29 @@ def looks_binary(head: bytes) -> bool:
         (False, True)
     """
     return head.count(b"\0") > max(1, len(head) // 1000)
+
+
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+class _Utf16AsUtf8:
+    """A UTF-16 stream (PowerShell's ``>`` writes UTF-16 with a BOM) read back as UTF-8 bytes."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        self.head: bytes | None = head
+        self.stream = stream
+
+    def read(self, size: int) -> bytes:
+        """Up to about ``size`` bytes' worth of text, as UTF-8; b"" only at the end."""
+        while True:
+            raw = self.head if self.head is not None else self.stream.read(size)
+            self.head = None
+            if not raw:
+                return self.decoder.decode(b"", final=True).encode("utf-8")
+            text = self.decoder.decode(raw)
+            if text:  # an odd byte alone decodes to nothing yet: read on
+                return text.encode("utf-8")
 
 
 class LogReader:
@@ -45,6 +69,10 @@ class LogReader:
         first = self.stream.read(min(SNIFF_BYTES, self.chunk_bytes))
         if not first:
             raise NotALogError("the log is empty")
+        if first.startswith(UTF16_BOMS):
+            utf16 = _Utf16AsUtf8(first, self.stream)
+            self.stream = cast(BinaryIO, utf16)
+            first = utf16.read(self.chunk_bytes)
         if looks_binary(first):
             raise NotALogError("this is binary data, not a text log")
         pending = b""

@@ -298,6 +298,10 @@ class LogScanner:
         """One line of the log, with or without its newline."""
         self.lines += 1
         line = raw.rstrip("\r\n")
+        if "\r" in line:
+            # Progress bars redraw with \r: what the terminal shows last is what was printed after
+            # the last one (an error after 3,000 Keras updates on one line), so that is what is read.
+            line = line.rsplit("\r", 1)[-1]
         if len(line) > MAX_LINE_CHARS:
             self.long_lines += 1
             line = line[:MAX_LINE_CHARS]

@@ -83,11 +83,12 @@ def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None, root:
     """Places CUDA libraries are often installed that TF's loader does not search by itself."""
     dirs: list[str] = []
     for site in site_dirs:
-        dirs.extend(sorted(glob.glob(os.path.join(site, "nvidia", "*", "lib"))))
+        # glob.escape: a site-packages path with [ ] * ? in it must not be read as a pattern
+        dirs.extend(sorted(glob.glob(os.path.join(glob.escape(site), "nvidia", "*", "lib"))))
     if conda_prefix:
         dirs.append(os.path.join(conda_prefix, "lib"))
     for pattern in CUDA_ROOT_GLOBS:
-        for cuda in sorted(glob.glob(os.path.join(root, pattern.lstrip("/")))):
+        for cuda in sorted(glob.glob(os.path.join(glob.escape(root), pattern.lstrip("/")))):
             dirs.extend([os.path.join(cuda, "lib64"), os.path.join(cuda, "targets", "x86_64-linux", "lib")])
     dirs.append(os.path.join(root, "usr/lib/wsl/lib"))
     return [d for d in dirs if os.path.isdir(d)]
@@ -288,7 +289,7 @@ def foreign_cudart(environ: Mapping[str, str], cuda_major: str) -> tuple[Library
     """CUDA runtimes of another major on LD_LIBRARY_PATH: the mark of a second CUDA install."""
     out = []
     for directory in (p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if p):
-        for path in sorted(glob.glob(os.path.join(directory, "libcudart.so.*"))):
+        for path in sorted(glob.glob(os.path.join(glob.escape(directory), "libcudart.so.*"))):
             major = path.rsplit(".so.", 1)[1].split(".")[0]
             if major != cuda_major and os.path.isfile(path):
                 out.append(LibraryCopy(path, "ld_library_path", library_version(path, "cudart", major)))

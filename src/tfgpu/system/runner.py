@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
+import selectors
 import signal
 import subprocess
 import time
@@ -46,18 +48,59 @@ class SubprocessRunner:
     """
 
     def run(self, argv: tuple[str, ...], timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> CommandResult:
-        """Run ``argv`` without a shell, decoding output with replacement characters."""
+        """Run ``argv`` without a shell, decoding output with replacement characters.
+
+        The deadline covers reading too: a grandchild that keeps the pipes open (a daemonised
+        helper of a fake or broken ``nvidia-smi``) cannot hold the doctor past it, and each
+        stream keeps at most MAX_OUTPUT_BYTES (the rest is read and dropped).
+        """
         try:
             proc = start_in_session(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             return CommandResult(None, "", str(exc), missing=True)
-        try:
-            out, err = proc.communicate(timeout=timeout_seconds)
-        except subprocess.TimeoutExpired:
+        out, err, finished = _read_bounded(proc, time.monotonic() + timeout_seconds)
+        if not finished:
             kill_process_group(proc.pid)
-            out, err = proc.communicate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1.0)
             return CommandResult(None, _text(out), _text(err), timed_out=True)
         return CommandResult(proc.returncode, _text(out), _text(err))
+
+
+MAX_OUTPUT_BYTES = 8 * 2**20
+MAX_LINE_CHARS = 64 * 1024
+EXITED_GRACE_SECONDS = 0.5
+
+
+def _read_bounded(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, bool]:
+    """Both pipes until they close and the child has exited, or the deadline; at most MAX_OUTPUT_BYTES each.
+
+    Returns (stdout, stderr, finished): ``finished`` is False when the deadline came first.
+    """
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    kept = {out_fd: bytearray(), err_fd: bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for fd in kept:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map() and (left := deadline - time.monotonic()) > 0:
+            if proc.poll() is not None:
+                # The child is done; what still holds the pipes is a descendant it left behind.
+                deadline = min(deadline, time.monotonic() + EXITED_GRACE_SECONDS)
+            for key, _ in selector.select(timeout=min(left, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                else:
+                    room = MAX_OUTPUT_BYTES - len(kept[key.fd])
+                    kept[key.fd] += chunk[: max(room, 0)]
+        closed = not selector.get_map()
+    proc.stdout.close()
+    proc.stderr.close()
+    if closed:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    return bytes(kept[out_fd]), bytes(kept[err_fd]), proc.poll() is not None
 
 
 def start_in_session(
@@ -106,12 +149,22 @@ def stream_command(
         return None
     assert proc.stdout is not None
     deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
     try:
-        for raw in proc.stdout:
-            on_line(raw.decode("utf-8", errors="replace"))
+        for chunk in iter(lambda: os.read(proc.stdout.fileno(), 65536), b""):  # type: ignore[union-attr]
+            parts = (pending + decoder.decode(chunk)).split("\n")
+            pending = parts.pop()
+            for part in parts:
+                on_line(part + "\n")
+            while len(pending) > MAX_LINE_CHARS:  # a line without end is handed on in pieces
+                on_line(pending[:MAX_LINE_CHARS])
+                pending = pending[MAX_LINE_CHARS:]
             if deadline is not None and time.monotonic() > deadline:
                 kill_process_group(proc.pid)
                 break
+        if pending:
+            on_line(pending)
         return proc.wait()
     except KeyboardInterrupt:
         kill_process_group(proc.pid)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import io
+import shlex
 import sys
 from typing import BinaryIO
 
 from tfgpu.cli.commands.doctor import static_facts
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.explain.explain import explain_lines
+from tfgpu.explain.explain import explain_lines, explain_scanner
 from tfgpu.explain.reader import LogReader, NotALogError
+from tfgpu.knowledge.signatures import LogScanner
 from tfgpu.model.errors import UsageError
+from tfgpu.model.explanation import Explanation
 from tfgpu.model.facts import Facts
 from tfgpu.system.runner import stream_command
 
@@ -45,21 +48,37 @@ def _open(path: str, env: CliEnvironment) -> BinaryIO:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _captured_run(argv: list[str], env: CliEnvironment) -> BinaryIO:
+def _explain_run(argv: list[str], args: argparse.Namespace, env: CliEnvironment) -> tuple[Explanation, int]:
+    """Run the command, show its output as it comes and feed each line to the matcher (nothing is kept)."""
     if not argv:
         raise UsageError("--run needs a command, e.g. tfgpu explain --run -- python train.py")
-    captured = io.BytesIO()
+    scanner = LogScanner()
+    read = 0
 
     def tee(line: str) -> None:
+        nonlocal read
         env.stderr.write(line)
-        captured.write(line.encode("utf-8", errors="replace"))
+        scanner.feed(line)
+        read += len(line)
 
     status = stream_command(tuple(argv), tee)
     if status is None:
         raise UsageError(f"cannot run {argv[0]}: program not found")
-    env.stderr.write(f"\n[tfgpu explain] {' '.join(argv)} exited with status {status}\n\n")
-    captured.seek(0)
-    return captured
+    env.stderr.write(f"\n[tfgpu explain] {shlex.join(argv)} exited with status {status}\n\n")
+    return explain_scanner(scanner, _facts(args, env), read), status
+
+
+def _explain_file(args: argparse.Namespace, env: CliEnvironment) -> Explanation:
+    stream = _open(args.logfile, env)
+    reader = LogReader(stream)
+    try:
+        explanation = explain_lines(reader.lines(), _facts(args, env), 0)
+    except NotALogError as exc:
+        raise UsageError(f"{args.logfile}: {exc}") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None) and stream is not getattr(env.stdin, "buffer", None):
+            stream.close()
+    return type(explanation)(**{**explanation.__dict__, "bytes_read": reader.bytes_read})
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
@@ -72,16 +91,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         if env.stdin.isatty():
             raise UsageError("give a log file, - for standard input, or --run -- CMD")
         args.logfile = "-"
-    stream = _captured_run(args.passthrough, env) if args.run else _open(args.logfile, env)
-    reader = LogReader(stream)
-    try:
-        explanation = explain_lines(reader.lines(), _facts(args, env), 0)
-    except NotALogError as exc:
-        raise UsageError(f"{args.logfile or 'the command output'}: {exc}") from None
-    finally:
-        if stream is not getattr(sys.stdin, "buffer", None) and stream is not getattr(env.stdin, "buffer", None):
-            stream.close()
-    explanation = type(explanation)(**{**explanation.__dict__, "bytes_read": reader.bytes_read})
+    status = 0
+    if args.run:
+        explanation, status = _explain_run(args.passthrough, args, env)
+    else:
+        explanation = _explain_file(args, env)
     if args.json:
         from tfgpu.report.explanation import render_explanation_json
 
@@ -91,4 +105,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         from tfgpu.report.text import make_console
 
         render_explanation_text(explanation, make_console(env.stdout, color=env.color))
-    return ExitStatus.FINDINGS_ERROR if explanation.problems else ExitStatus.SUCCESS
+    if explanation.problems:
+        return ExitStatus.FINDINGS_ERROR
+    # Nothing explained, but the command failed: its failure is the answer (a signal as 128+N).
+    return ExitStatus.SUCCESS if status == 0 else (status if 0 < status < 256 else 128 + abs(status) % 128)
