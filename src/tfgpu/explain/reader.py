@@ -48,6 +48,15 @@ class _Utf16AsUtf8:
                 return text.encode("utf-8")
 
 
+def _bounded(line: bytes) -> bytes:
+    r"""A line cut to MAX_LINE_BYTES: from its last ``\r`` redraw when it has one there, else its head."""
+    if len(line) <= MAX_LINE_BYTES:
+        return line
+    body = line.rstrip(b"\r")  # a CRLF ending is not a redraw
+    redraw = body.rfind(b"\r", len(body) - MAX_LINE_BYTES)
+    return line[redraw:] if redraw >= 0 else line[:MAX_LINE_BYTES]
+
+
 class LogReader:
     """Iterate over decoded lines; ``bytes_read`` counts what was consumed.
 
@@ -83,8 +92,13 @@ class LogReader:
             parts = data.split(b"\n")
             pending = parts.pop()
             for part in parts:
-                yield part[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
+                yield _bounded(part).decode("utf-8", errors="replace")
             if len(pending) > MAX_LINE_BYTES:
+                redraw = pending.rfind(b"\r")
+                if 0 <= len(pending) - redraw <= MAX_LINE_BYTES:
+                    pending = pending[redraw:]  # progress redraws: only the last one is on screen
+                    chunk = self.stream.read(self.chunk_bytes)
+                    continue
                 yield pending[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
                 pending = b""
                 chunk = self._skip_to_newline()
