@@ -95,12 +95,13 @@ def _read_bounded(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes
                     room = MAX_OUTPUT_BYTES - len(kept[key.fd])
                     kept[key.fd] += chunk[: max(room, 0)]
         closed = not selector.get_map()
-    proc.stdout.close()
-    proc.stderr.close()
     if closed:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-    return bytes(kept[out_fd]), bytes(kept[err_fd]), proc.poll() is not None
+    exited = proc.poll() is not None  # before the pipes close: closing them would end a writer by SIGPIPE
+    proc.stdout.close()
+    proc.stderr.close()
+    return bytes(kept[out_fd]), bytes(kept[err_fd]), exited
 
 
 def start_in_session(

@@ -29,6 +29,11 @@ GIB = 2**30
         ({"split": 0}, "setup-invalid-option"),
         ({"memory": "growth", "split": 2}, "setup-growth-with-split"),
         ({"strategy": "fast"}, "setup-invalid-option"),
+        # issue 18: a string where a flag belongs ("no" is truthy) and a split that would allocate gigabytes
+        ({"tf32": "on"}, "setup-invalid-option"),
+        ({"deterministic": "no"}, "setup-invalid-option"),
+        ({"log_placement": 1}, "setup-invalid-option"),
+        ({"split": 2**40}, "setup-invalid-option"),
     ],
 )
 def test_invalid_options_and_conflicts_are_diagnostic_errors(kwargs, reference):
