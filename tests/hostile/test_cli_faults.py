@@ -143,9 +143,20 @@ def test_markdown_redacts_url_credentials_tf_config_and_the_short_host_name(tmp_
     report = saved_report(tmp_path, leaky)
     env = {**os.environ}
     out = subprocess.run(
-        [sys.executable, "-c", "import socket, sys; socket.gethostname = lambda: 'node7.cluster.local'; "
-         "from tfgpu.cli.main import main; sys.exit(main(sys.argv[1:]))", "doctor", "--from", report, "--markdown"],
-        capture_output=True, text=True, timeout=60, env=env,
+        [
+            sys.executable,
+            "-c",
+            "import socket, sys; socket.gethostname = lambda: 'node7.cluster.local'; "
+            "from tfgpu.cli.main import main; sys.exit(main(sys.argv[1:]))",
+            "doctor",
+            "--from",
+            report,
+            "--markdown",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     ).stdout
     assert "s3cret" not in out and "alice" not in out and "<credentials>@data.example" in out
     assert "10.1.2.3" not in out and "node7" not in out and '\\"index\\": 1' in out

@@ -44,7 +44,9 @@ def baseline(workdir: Path) -> set[str]:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     prefix=st.sampled_from(["GPU-a", "0", "0,1", "MIG-1/2/3", ""]),
-    payload=st.lists(st.sampled_from([*METAS, "touch pwned", "id", "X=1", "GPU-b", ",", ",bad"]), min_size=1, max_size=6),
+    payload=st.lists(
+        st.sampled_from([*METAS, "touch pwned", "id", "X=1", "GPU-b", ",", ",bad"]), min_size=1, max_size=6
+    ),
 )
 @example(prefix="0,GPU-a", payload=[";", "touch pwned", ",bad"])  # issue 18's case, via the invalid-entry fix
 def test_cuda_visible_devices_fixes_set_only_that_variable(tmp_path, prefix, payload):
@@ -69,7 +71,7 @@ def test_tfgpu_env_quotes_hostile_site_packages_paths(tmp_path):
     (line,) = fix_env_lines(collect_facts(m.sources()))
     work = tmp_path / "work"
     work.mkdir()
-    script = f"{line}\nprintf %s \"$LD_LIBRARY_PATH\" > ldpath"
+    script = f'{line}\nprintf %s "$LD_LIBRARY_PATH" > ldpath'
     subprocess.run(["bash", "--norc", "-c", script], cwd=work, env={"PATH": os.environ["PATH"]}, check=True, timeout=20)
     assert not (work / "pwned").exists() and not (work / "pwned2").exists()
     assert (work / "ldpath").read_text().split(":")[0].endswith(f"{hostile}/site-packages/nvidia/cusolver/lib")

@@ -18,7 +18,11 @@ def adversarial(keyword: str) -> list[str]:
     lines = []
     for fill in FILLERS:
         run = fill * (MAX_LINE_CHARS // len(fill))
-        lines += [keyword + run, keyword + run[: MAX_LINE_CHARS // 2] + "\x00", run[: MAX_LINE_CHARS // 2] + keyword + run]
+        lines += [
+            keyword + run,
+            keyword + run[: MAX_LINE_CHARS // 2] + "\x00",
+            run[: MAX_LINE_CHARS // 2] + keyword + run,
+        ]
     return [line[:MAX_LINE_CHARS] for line in lines]
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.codec import encode
+from tfgpu.report.sanitize import printable
 
 BENCH_SCHEMA_VERSION = 1
 
@@ -32,7 +33,7 @@ def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = No
         best = f"{e.value / e.best_measured:.0%}" if e.ok and e.value and e.best_measured else "-"
         error = f"{e.relative_error:.1e}" if e.relative_error is not None else "-"
         extra = (f"{ratios[e.name]:.2f}x" if e.name in ratios else "-",) if ratios else ()
-        table.add_row(e.name, value, share, best, error, *extra, e.error or _note(e))
+        table.add_row(printable(e.name), value, share, best, error, *extra, printable(e.error or _note(e)))
     if result.peaks_source:
         table.caption = (
             f"peaks: dense datasheet figures, {result.peaks_source}; best seen: tfgpu's best recorded run on this "

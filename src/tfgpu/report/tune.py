@@ -6,6 +6,7 @@ import json
 
 from tfgpu.model.codec import encode
 from tfgpu.model.tune import Trial, TuneResult
+from tfgpu.report.sanitize import printable
 
 
 def describe(trial: Trial) -> str:
@@ -19,7 +20,7 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"
     util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
     warmup = f"warm-up {trial.warmup_seconds:.1f} s" if trial.warmup_seconds is not None else "-"
-    return (trial.step, describe(trial), rate, util, warmup, trial.outcome, trial.reason)
+    return (trial.step, describe(trial), rate, util, warmup, trial.outcome, printable(trial.reason))
 
 
 def winner_line(result: TuneResult) -> str:

@@ -11,6 +11,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.codec import encode
 from tfgpu.model.errors import UsageError
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.report.sanitize import printable
 from tfgpu.stress.run import run_stress
 
 
@@ -70,11 +71,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             verdict = "PASS" if b.passed else "FAIL"
             trend = f", {b.first_tflops:.3g} → {b.last_tflops:.3g} TFLOP/s" if b.first_tflops and b.last_tflops else ""
             temp = f", max {b.max_temperature_celsius:.0f} °C" if b.max_temperature_celsius is not None else ""
-            where = "CPU" if b.index < 0 else f"GPU {b.index} {b.name}"
+            where = "CPU" if b.index < 0 else f"GPU {b.index} {printable(b.name)}"
             env.stdout.write(
                 f"{verdict} {where}: {b.mean_tflops or 0:.3g} TFLOP/s mean over {b.seconds:.0f} s{trend}{temp}, "
                 f"{b.iterations} products, {b.mismatches} mismatches{' (stopped early)' if b.stopped_early else ''}\n"
             )
             for f in b.findings:
-                env.stdout.write(f"   {f.severity}: {f.summary}\n")
+                env.stdout.write(f"   {f.severity}: {printable(f.summary)}\n")
     return ExitStatus.SUCCESS if all(b.passed for b in burns) else ExitStatus.STRESS_FAILED

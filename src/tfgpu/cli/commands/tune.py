@@ -9,6 +9,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.report.sanitize import printable
 from tfgpu.tuning.advice import batch_caveat, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner, tune_runner
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note))
     else:
         if result.best.outcome != "ok":
-            console.print(f"The starting configuration failed: {result.best.reason}", markup=False)
+            console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
             return ExitStatus.ERROR
         console.print("\n" + winner_line(result), markup=False)
         console.print("\n" + code, markup=False)
