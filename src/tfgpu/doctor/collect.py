@@ -146,6 +146,7 @@ def for_interpreter(host: HostFacts | Unavailable, interpreter: Mapping[str, Any
         python_version=str(interpreter.get("version", host.python_version)),
         python_executable=str(interpreter.get("executable", host.python_executable)),
         venv_prefix=str(prefix) if prefix and prefix != base else None,
+        externally_managed=bool(interpreter.get("externally_managed", False)),
         conda_prefix=str(prefix)
         if prefix and os.path.isdir(os.path.join(str(prefix), "conda-meta"))
         else host.conda_prefix,

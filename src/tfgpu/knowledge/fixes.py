@@ -6,7 +6,7 @@ import os
 import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python
-from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
 TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
@@ -35,8 +35,16 @@ def target_tf_version(facts: Facts) -> str:
 
 
 def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
-    """``pip install "tensorflow[and-cuda]==X.Y.*"`` for this interpreter."""
-    return pip(facts, "install", f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*")
+    """``pip install "tensorflow[and-cuda]==X.Y.*"`` for this interpreter, or into a new venv.
+
+    A distribution's Python marked EXTERNALLY-MANAGED (PEP 668: Debian 12, Ubuntu 23.04 and
+    later) refuses ``pip install``, so the fix creates a virtual environment from it instead.
+    """
+    spec = f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*"
+    if isinstance(facts.host, HostFacts) and facts.host.externally_managed:
+        venv = "~/tf-gpu"
+        return f"{python(facts)} -m venv {venv} && {venv}/bin/python -m pip install {shlex.quote(spec)}"
+    return pip(facts, "install", spec)
 
 
 def export_line(dirs: list[str]) -> str:

@@ -48,6 +48,8 @@ class HostFacts:
     pci_devices: tuple[PciDevice, ...] = ()
     device_nodes: tuple[str, ...] = ()
     kernel_module_version: str | Unavailable = Unavailable("not read", "/proc/driver/nvidia/version")
+    externally_managed: bool = False
+    """The interpreter is a distribution's, marked EXTERNALLY-MANAGED (PEP 668): pip refuses to install into it."""
 
 
 @dataclass(frozen=True)

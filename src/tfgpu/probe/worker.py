@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -39,6 +40,8 @@ def describe_interpreter() -> dict[str, Any]:
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "path": [p for p in sys.path if p],
+        "externally_managed": sys.prefix == getattr(sys, "base_prefix", sys.prefix)
+        and os.path.isfile(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")),
     }
 
 

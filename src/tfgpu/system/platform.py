@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -108,6 +109,7 @@ def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None
     libc_name, libc_version = platform.libc_ver()
     module = _read(root / "proc/driver/nvidia/version")
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+    managed = not in_venv and (Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").is_file()
     conda = env.get("CONDA_PREFIX") or (sys.prefix if (Path(sys.prefix) / "conda-meta").is_dir() else None)
     return HostFacts(
         os_name=platform.system(),
@@ -124,6 +126,7 @@ def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None
         conda_prefix=conda,
         pci_devices=pci_devices(root),
         device_nodes=device_nodes(root),
+        externally_managed=managed,
         kernel_module_version=(
             module.strip().splitlines()[0]
             if module

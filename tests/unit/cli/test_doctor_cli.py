@@ -68,3 +68,15 @@ def test_unknown_option_is_usage_and_no_command_prints_help():
 
 def test_json_and_markdown_are_exclusive():
     assert run_cli("doctor", "--json", "--markdown").exit_status == ExitStatus.USAGE
+
+
+def test_issue_19_exit_zero_replay_banner_and_an_empty_fix_env_write(tmp_path):
+    assert run_cli("doctor").exit_status == ExitStatus.FINDINGS_ERROR
+    assert run_cli("doctor", "--exit-zero").exit_status == ExitStatus.SUCCESS
+    saved = tmp_path / "report.json"
+    saved.write_text(run_cli("doctor", "--json").stdout)
+    replay = run_cli("doctor", "--from", str(saved))
+    assert replay.stdout.startswith(f"Replayed from {saved}: facts collected by tfgpu")
+    target = tmp_path / "tf-env.sh"
+    result = run_cli("doctor", "--fix-env", "--write", str(target))
+    assert result.exit_status == ExitStatus.SUCCESS and not target.exists() and "nothing to write" in result.stderr

@@ -102,3 +102,33 @@ def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(
         and "Check failed" in found["keras-training-crashed"].detail
     )
     assert "gpu-results-match-cpu" in found  # the op checks before training are kept
+
+
+def test_issue_19_missing_tensorflow_is_said_once_and_a_pep668_python_gets_a_venv(tmp_path):
+    from tests.fakes.machines import gpu_machine as machine
+
+    from tfgpu.model.probe import ProbeFacts
+
+    m = machine(tmp_path, tf=None)
+    facts = collect_facts(m.sources())
+    facts = replace(facts, host=replace(facts.host, externally_managed=True, python_executable="/usr/bin/python3"))
+    missing = ProbeFacts(
+        "tensorflow_missing", "/usr/bin/python3", 1.0, 180.0, error_message="No module named 'tensorflow'"
+    )
+    found = [f for f in diagnose(replace(facts, probe=missing)).findings if "tensorflow" in f.id]
+    assert [f.id for f in found] == ["tensorflow-not-installed"]
+    assert (
+        found[0].hint
+        == "/usr/bin/python3 -m venv ~/tf-gpu && ~/tf-gpu/bin/python -m pip install 'tensorflow[and-cuda]==2.21.*'"
+    )
+
+
+def test_issue_19_a_probe_timeout_without_a_gpu_does_not_blame_ptx_jit(tmp_path):
+    from tfgpu.model.probe import ProbeFacts
+
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml.no_driver()
+    facts = collect_facts(m.sources())
+    slow = ProbeFacts("timed_out", "python3", 180.0, 180.0)
+    (finding,) = [f for f in diagnose(replace(facts, probe=slow)).findings if f.id == "probe-timed-out"]
+    assert "PTX" not in finding.detail and "--probe-timeout 360" in finding.hint

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
 from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS
 from tfgpu.report.json import facts_from_document, render_json
+from tfgpu.report.sanitize import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", metavar="FILE", help="with --fix-env: write the lines to FILE (never overwrites)")
     parser.add_argument("--from", dest="from_file", metavar="REPORT", help="re-run the checks on a saved --json report")
     parser.add_argument("--strict", action="store_true", help="exit 3 on warnings too")
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when problems are found (the report is the answer)"
+    )
     parser.add_argument("--static", action="store_true", help="skip the live TensorFlow probe (no child process)")
     parser.add_argument(
         "--quick", action="store_true", help="probe without training the tiny Keras model (faster, proves less)"
@@ -165,9 +170,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     facts = load_facts(args.from_file) if args.from_file else gather(args, env, probe=not (args.static or args.fix_env))
     if args.fix_env:
         lines = fix_env_lines(facts)
-        if args.write:
+        if args.write and not lines:
+            env.stderr.write(f"nothing to write: {nothing_to_fix(facts)}; {args.write} was not created\n")
+        elif args.write:
             write_lines(args.write, lines)
-            env.stderr.write(f"wrote {len(lines)} line(s) to {args.write}; run: source {args.write}\n")
+            env.stderr.write(f"wrote {len(lines)} line(s) to {args.write}; run: source {shlex.quote(args.write)}\n")
         else:
             env.stdout.write(
                 "".join(line + "\n" for line in lines) or f"# nothing to change: {nothing_to_fix(facts)}\n"
@@ -183,5 +190,13 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     else:
         from tfgpu.report.text import make_console, render_text  # rich loads only for humans
 
+        if args.from_file:
+            env.stdout.write(
+                f"Replayed from {printable(args.from_file)}: facts collected by tfgpu "
+                f"{printable(facts.tfgpu_version or '?')} on another run; nothing was read from this machine.\n\n"
+            )
+
         render_text(diagnosis, make_console(env.stdout, color=env.color), static=facts.probe is None)
+    if args.exit_zero:
+        return ExitStatus.SUCCESS
     return ExitStatus.FINDINGS_ERROR if diagnosis.problems(strict=args.strict) else ExitStatus.SUCCESS

@@ -36,6 +36,8 @@ def check_probe(facts: Facts) -> list[Finding]:
     probe = facts.probe
     if probe is None:
         return []
+    if probe.outcome == "tensorflow_missing" and facts.tensorflow is None:
+        return []  # the static check already says TensorFlow is not installed, with the same fix
     if probe.outcome != "ok":
         return [_failed(facts, probe)]
     out: list[Finding] = []
@@ -195,13 +197,20 @@ def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
     tail = probe.stderr_tail.strip().splitlines()[-5:]
     tail_text = " | ".join(tail)
     if probe.outcome == "timed_out":
+        no_gpu = isinstance(facts.gpus, Unavailable) or not facts.gpus
+        if no_gpu:  # no GPU, so no PTX to compile: the import itself was slow (a cold disk, a busy CPU)
+            why = "There is no GPU here, so this is TensorFlow's import itself: a cold disk, a network file system or a busy CPU."
+            hint = f"Run `tfgpu doctor --probe-timeout {2 * probe.timeout_seconds:.0f}`, or `--static` for the checks that need no TensorFlow."
+        else:
+            why = "A GPU newer than the build (PTX JIT) or a wedged driver does this."
+            hint = "export CUDA_CACHE_MAXSIZE=4294967296, then run `tfgpu doctor --probe-timeout 1800` once to fill the JIT cache"
         return Finding(
             "probe-timed-out",
             Severity.ERROR,
             T,
             f"TensorFlow did not finish starting within {probe.timeout_seconds:.0f} s",
-            detail=f"The child was killed. A GPU newer than the build (PTX JIT) or a wedged driver does this. Last log lines: {tail_text}",
-            hint="export CUDA_CACHE_MAXSIZE=4294967296, then run `tfgpu doctor --probe-timeout 1800` once to fill the JIT cache",
+            detail=f"The child was killed. {why} Last log lines: {tail_text}",
+            hint=hint,
         )
     if probe.outcome == "crashed":
         how = f"signal {probe.signal}" if probe.signal else f"exit status {probe.returncode}"
