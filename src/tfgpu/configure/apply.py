@@ -158,7 +158,7 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
     where = _caller()
     applied: list[str] = []
     warnings: list[str] = []
-    visible = resolve_gpus(options.gpus, nvml)
+    visible = resolve_gpus(options.gpus, nvml, warnings)
     tf_started = tf is not None or "tensorflow" in sys.modules
     if not tf_started:
         for name, value in environment_for(options, visible).items():

@@ -120,15 +120,26 @@ def tune(
         )
 
 
+SCRIPT_FUNCTIONS = ("build_model", "make_dataset")
+
+
 def script_baseline(script: str, batch_size: int | None) -> TrialConfig:
     """The script's ``BASELINE`` dict, parsed rather than imported (importing runs the script's code).
 
     Raises:
-        OSError, SyntaxError, ValueError, TypeError: unreadable script or BASELINE.
+        OSError, SyntaxError, ValueError, TypeError: unreadable script, not a tune script, or a bad BASELINE.
     """
     values: dict[str, object] = {}
     with open(script, encoding="utf-8") as fh:
         tree = ast.parse(fh.read())
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    missing = [name for name in SCRIPT_FUNCTIONS if name not in defined]
+    if missing:
+        # The trials import the script: a training script that is not one would train right there.
+        raise ValueError(
+            f"not a tune script: it defines no {' and no '.join(f'{m}()' for m in missing)} at module level "
+            "(`tfgpu tune --template` prints one; tfgpu imports the script, so it must not train at import)"
+        )
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BASELINE" for t in node.targets):
             values = dict(ast.literal_eval(node.value))

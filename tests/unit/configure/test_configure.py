@@ -113,3 +113,10 @@ def test_visible_gpus_after_tensorflow_started_use_set_visible_devices():
     assert "CUDA_VISIBLE_DEVICES" not in env
     (call,) = [c for c in rec.calls if c[0] == "set_visible_devices"]
     assert call[1][0][0].name == "/physical_device:GPU:1"
+
+
+def test_issue_19_gpu_choices_on_a_machine_without_nvidia_gpus_warn_instead_of_failing():
+    warnings: list[str] = []
+    assert resolve_gpus(("auto:1",), FakeNvml.no_driver(), warnings) is None
+    assert resolve_gpus(("0",), FakeNvml.no_driver(), warnings) == ["0"]
+    assert len(warnings) == 2 and all("no NVIDIA GPU is visible" in w and "CPU" in w for w in warnings)

@@ -20,12 +20,12 @@ import numpy as np
 import keras
 
 def build_model():                      # an uncompiled Keras model
-    return keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Flatten(), keras.layers.Dense(10)])
+    return keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Flatten(), keras.layers.Dense(10, activation="softmax")])
 
 def make_dataset():                     # (x, y) NumPy arrays, or an unbatched tf.data.Dataset (one epoch)
     return np.random.rand(60000, 28, 28, 1).astype("float32"), np.random.randint(0, 10, 60000)
 
-COMPILE = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}   # optional
+COMPILE = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}   # optional (the model ends in softmax)
 BASELINE = {"batch_size": 64}                                               # optional: your current setting
 """
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     try:
         baseline = script_baseline(args.script, args.batch_size)
     except (SyntaxError, ValueError, TypeError) as exc:
-        raise UsageError(f"{args.script}: cannot read BASELINE: {exc}") from None
+        raise UsageError(f"{args.script}: {exc}") from None
     nvml = env.nvml_factory()
     measure = TrialRunner(args.script, tune_runner(args.python), nvml, env.environ)
     from tfgpu.report.text import make_console

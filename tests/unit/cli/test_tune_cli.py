@@ -1,0 +1,27 @@
+"""tfgpu tune's front door (issue 19): the template is a correct tune script; a training script is refused unrun."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.cli import run_cli
+
+from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.tuning.api import script_baseline
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+def test_template_is_a_tune_script_whose_loss_matches_its_output(tmp_path):
+    template = run_cli("tune", "--template").stdout
+    script = tmp_path / "tpl.py"
+    script.write_text(template)
+    assert script_baseline(str(script), None).batch_size == 64
+    # sparse_categorical_crossentropy without from_logits wants probabilities: the last layer is a softmax
+    assert 'Dense(10, activation="softmax")' in template and "sparse_categorical_crossentropy" in template
+
+
+def test_a_script_that_is_not_a_tune_script_is_refused_before_it_is_imported():
+    result = run_cli("tune", str(EXAMPLES / "first_cnn.py"))
+    assert result.exit_status == ExitStatus.USAGE
+    assert "not a tune script" in result.stderr and "build_model()" in result.stderr
