@@ -45,3 +45,14 @@ def test_importing_the_integration_loads_no_keras():
     code = "import sys, tfgpu.integrations.keras; print([m for m in ('keras', 'tensorflow') if m in sys.modules])"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_plot_without_matplotlib_is_refused_when_the_callback_is_made(capsys, monkeypatch):
+    import importlib.util
+
+    from tfgpu.integrations.keras import GpuMonitor
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    monitor = GpuMonitor(plot="run.png", nvml=FakeNvml.single_gpu())
+    assert monitor.plot is None and "needs matplotlib (pip install 'tfgpu[plot]')" in capsys.readouterr().out

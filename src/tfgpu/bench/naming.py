@@ -17,10 +17,11 @@ def entry_name(spec: Mapping[str, Any]) -> str:
     """
     kind = spec["kind"]
     if kind == "matmul":
+        # TF32 is a GPU mode: a spec without the key (the CPU suite) gets no label
         tf32 = (
-            " (tf32 on)"
-            if spec["dtype"] == "float32" and spec.get("tf32", True)
-            else (" (tf32 off)" if spec["dtype"] == "float32" else "")
+            ""
+            if spec["dtype"] != "float32" or "tf32" not in spec
+            else (" (tf32 on)" if spec["tf32"] else " (tf32 off)")
         )
         xla = " xla" if spec.get("xla") else ""
         name = f"matmul {spec['dtype']}{tf32}{xla} {spec['n']}"

@@ -14,12 +14,15 @@ SUITE_NAMES = ("quick", "full", "matmul", "memory", "conv", "models", "scaling")
 
 
 def _matmul(n: int, cpu: bool) -> list[dict[str, Any]]:
-    specs: list[dict[str, Any]] = [
-        {"kind": "matmul", "n": n, "dtype": "float32", "tf32": False},
-        {"kind": "matmul", "n": n, "dtype": "float32", "tf32": True},
-        {"kind": "matmul", "n": n, "dtype": "float16"},
-        {"kind": "matmul", "n": n, "dtype": "bfloat16"},
-    ]
+    float32: list[dict[str, Any]] = (
+        [{"kind": "matmul", "n": n, "dtype": "float32"}]  # no TF32 on a CPU: one float32 product, no mode label
+        if cpu
+        else [
+            {"kind": "matmul", "n": n, "dtype": "float32", "tf32": False},
+            {"kind": "matmul", "n": n, "dtype": "float32", "tf32": True},
+        ]
+    )
+    specs = [*float32, {"kind": "matmul", "n": n, "dtype": "float16"}, {"kind": "matmul", "n": n, "dtype": "bfloat16"}]
     if not cpu:  # the same float32 product on the CPU (smaller: its rate is flat from ~2048), for the speedup
         specs.append(
             {
@@ -121,7 +124,10 @@ def suite(name: str, *, tiny: bool, gpus: int = 1) -> list[dict[str, Any]]:
     if name in parts:
         return parts[name]
     if name == "quick":
-        return [parts["matmul"][1], parts["matmul"][3], parts["memory"][2], parts["conv"][0]]
+        matmul = parts["matmul"]
+        float32 = next(s for s in matmul if s["dtype"] == "float32" and s.get("tf32", True))  # TF's default mode
+        bf16 = next(s for s in matmul if s["dtype"] == "bfloat16")
+        return [float32, bf16, parts["memory"][2], parts["conv"][0]]
     if name == "full":
         return parts["matmul"] + parts["memory"] + parts["conv"] + parts["models"]
     raise ValueError(f"unknown suite {name!r}: choose from {', '.join(SUITE_NAMES)}")

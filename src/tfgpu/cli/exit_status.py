@@ -14,4 +14,6 @@ class ExitStatus(enum.IntEnum):
     FINDINGS_ERROR = 3
     STRESS_FAILED = 4
     TIMEOUT = 5
+    NO_GPU = 6
+    """monitor: there is no NVIDIA GPU to watch (burn falls back to the CPU instead)."""
     INTERRUPTED = 130

@@ -12,6 +12,7 @@ TensorFlow: ``from tfgpu.integrations.keras import GpuMonitor`` does, as the use
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from collections.abc import Sequence
@@ -82,6 +83,12 @@ def _make_class() -> type:
             self.log_dir = log_dir
             self.plot = plot
             self.verbose = verbose
+            if plot and importlib.util.find_spec("matplotlib") is None:
+                # Said now, not after an hour of training that ends with no picture.
+                print(
+                    f"GpuMonitor: plot={plot!r} needs matplotlib (pip install 'tfgpu[plot]'); no plot will be written"
+                )
+                self.plot = None
             self._nvml = nvml
             self.sampler: Sampler | None = None
             self.unavailable_reason: str | None = None

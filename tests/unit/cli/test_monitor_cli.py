@@ -13,7 +13,7 @@ def test_monitor_once_prints_every_gpu_with_throttle_reasons_in_words():
 
 def test_monitor_without_nvidia_says_so():
     result = run_cli("monitor", "--once")
-    assert result.exit_status == ExitStatus.ERROR and "no NVIDIA GPU to monitor" in result.stderr
+    assert result.exit_status == ExitStatus.NO_GPU and "no NVIDIA GPU to monitor" in result.stderr
 
 
 def test_monitor_duration_logs_csv_and_ends_with_a_verdict(tmp_path):

@@ -77,11 +77,13 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         count = client.device_count()
         names = {i: client.name(i) for i in range(count)}
     except NvmlUnavailable as exc:
-        env.stderr.write(f"tfgpu monitor: no NVIDIA GPU to monitor: {exc.reason}\n")
-        return ExitStatus.ERROR
+        env.stderr.write(f"tfgpu monitor: no NVIDIA GPU to monitor: {exc.reason} (exit status 6)\n")
+        return ExitStatus.NO_GPU
     if count == 0:
-        env.stderr.write("tfgpu monitor: NVML sees no GPU (MIG without instances, or CUDA devices hidden)\n")
-        return ExitStatus.ERROR
+        env.stderr.write(
+            "tfgpu monitor: NVML sees no GPU (MIG without instances, or CUDA devices hidden; exit status 6)\n"
+        )
+        return ExitStatus.NO_GPU
     csv_file, jsonl_file = _open_sink(args.csv), _open_sink(args.jsonl)
     files = [f for f in (csv_file, jsonl_file) if f is not None]
     sinks: list[Callable[[GpuSample], None]] = []
