@@ -40,6 +40,8 @@ def test_run_applies_code_options_through_the_bootstrap_and_returns_the_exit_sta
     result = py("-m", "tfgpu", "run", "--split", "2", "--", sys.executable, SCRIPT, "plain")
     (r,) = results(result.stdout)
     assert result.returncode == 0 and r["cpus"] == 2
+    # issue 19: run says what the unmodified script really gets: the default strategy, 1 replica
+    assert r["replicas"] == 1 and "an unmodified script trains on the default strategy (1 replica)" in result.stdout
     assert "[tfgpu run] exit status 0" in result.stderr
     failing = py("-m", "tfgpu", "run", "--", sys.executable, "-c", "import sys; sys.exit(7)")
     assert failing.returncode == 7
@@ -81,6 +83,14 @@ def test_run_workers_2_trains_to_the_same_loss_as_one_worker():
     assert len(one) == 1 and len(two) == 2 and {r["worker"] for r in two} == {0, 1}
     assert all(r["replicas"] == 2 for r in two)
     assert abs(two[0]["loss"] - one[0]["loss"]) < 0.05 * max(one[0]["loss"], 1e-3) + 1e-3
+
+
+def test_run_workers_warns_before_starting_when_keras_3_fit_cannot_work():
+    from tfgpu.launch.run import keras_multiworker_warning
+
+    warning = keras_multiworker_warning(2)
+    assert warning is not None and "TF_USE_LEGACY_KERAS=1" in warning and "custom training loop" in warning
+    assert keras_multiworker_warning(1) is None
 
 
 def test_run_without_a_command_is_a_usage_error():

@@ -69,43 +69,45 @@ class OutputWatch:
         return tuple(s for s in self.epoch_seconds if s > 0)
 
 
-def _prefixed(text: str, prefix: str, at_start: bool) -> str:
-    r"""Each line that starts in ``text`` begins with ``prefix`` (one worker's output among several).
-
-    Examples:
-        >>> _prefixed("a\nb\n", "[w0] ", True)
-        '[w0] a\n[w0] b\n'
-    """
-    lines = text.split("\n")
-    return "\n".join((prefix if line and (i > 0 or at_start) else "") + line for i, line in enumerate(lines))
-
-
 def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -> None:
     r"""Copy the child's output to ``out`` as it comes, and feed its lines to ``watch``.
 
-    The bytes reach the terminal unchanged (``\r`` redraws stay redraws), a line longer than
-    MAX_LINE_CHARS is fed in pieces, and a closed ``out`` (``tfgpu run ... | head -1``) stops
-    the copying but not the reading, so the child never blocks on a full pipe.
+    Alone, the bytes reach the terminal unchanged (``\r`` redraws stay redraws). With a
+    ``prefix`` (one of several workers sharing ``out``) whole lines are written, each with the
+    prefix, so two workers never interleave inside a line. A line longer than MAX_LINE_CHARS
+    is handled in pieces, and a closed ``out`` (``tfgpu run ... | head -1``) stops the copying
+    but not the reading, so the child never blocks on a full pipe.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     pending = ""
     writing = True
-    at_start = True
-    for chunk in iter(lambda: os.read(stream.fileno(), CHUNK_BYTES), b""):
-        text = decoder.decode(chunk)
-        if writing:
+
+    def show(text: str) -> None:
+        nonlocal writing
+        if writing and text:
             try:
-                out.write(_prefixed(text, prefix, at_start) if prefix else text)
+                out.write(text)
                 out.flush()
-                at_start = text.endswith("\n")
             except (OSError, ValueError):  # a closed pipe or file: keep draining the child
                 writing = False
-        parts = _BREAK.split(pending + text)
-        pending = parts.pop()
-        for part in parts:
-            watch.feed(part)
-        while len(pending) > MAX_LINE_CHARS:
-            watch.feed(pending[:MAX_LINE_CHARS])
-            pending = pending[MAX_LINE_CHARS:]
+
+    for chunk in iter(lambda: os.read(stream.fileno(), CHUNK_BYTES), b""):
+        text = decoder.decode(chunk)
+        if not prefix:
+            show(text)
+        lines = (pending + text).split("\n")
+        pending = lines.pop()
+        if prefix:
+            show("".join(f"{prefix}{line}\n" for line in lines))
+        for line in lines:
+            for part in _BREAK.split(line):
+                watch.feed(part)
+        while len(pending) > MAX_LINE_CHARS:  # a line without end (a long run of \r redraws)
+            piece, pending = pending[:MAX_LINE_CHARS], pending[MAX_LINE_CHARS:]
+            show(f"{prefix}{piece}\n" if prefix else "")
+            for part in _BREAK.split(piece):
+                watch.feed(part)
     if pending:
-        watch.feed(pending)
+        show(f"{prefix}{pending}\n" if prefix else "")
+        for part in _BREAK.split(pending):
+            watch.feed(part)

@@ -7,6 +7,7 @@ It samples the GPUs while the command runs, forwards signals and returns its exi
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 import os
 import signal
@@ -175,6 +176,27 @@ def _reap(pid: int) -> bool:
     except ChildProcessError:
         return False
     return done == 0
+
+
+def keras_multiworker_warning(workers: int) -> str | None:
+    """Keras 3's ``fit`` under MultiWorkerMirroredStrategy fails in every worker (PerReplica values).
+
+    Said before the workers start, with what works; a script with its own training loop is fine,
+    so this is a warning, not a refusal.
+    """
+    if workers < 2 or os.environ.get("TF_USE_LEGACY_KERAS") == "1":
+        return None
+    try:
+        major = int(importlib.metadata.version("keras").split(".")[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return None
+    if major < 3:
+        return None
+    return (
+        f"Keras {importlib.metadata.version('keras')}'s model.fit() does not run under MultiWorkerMirroredStrategy "
+        "(each worker fails on PerReplica values). What works: tf_keras (pip install tf-keras, then "
+        "export TF_USE_LEGACY_KERAS=1), or a custom training loop with strategy.run()."
+    )
 
 
 def run_command(

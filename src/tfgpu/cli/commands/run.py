@@ -6,7 +6,7 @@ import argparse
 
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import PRECISIONS, STRATEGIES, make_options
-from tfgpu.launch.run import run_command
+from tfgpu.launch.run import keras_multiworker_warning, run_command
 from tfgpu.model.errors import DiagnosticError, UsageError
 
 _ONOFF = {"on": True, "off": False}
@@ -56,6 +56,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
         raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
+    warning = keras_multiworker_warning(args.workers)
+    if warning:
+        env.stderr.write(f"tfgpu run: warning: {warning}\n")
     try:
         report = run_command(
             args.passthrough,

@@ -34,7 +34,19 @@ def _apply_after_tensorflow_import() -> None:
 
             options = options_from_environment(os.environ)
             if options is not None:
-                print(apply_options(options).summary(), file=sys.stderr)
+                setup = apply_options(options)
+                print(setup.summary(), file=sys.stderr)
+                if setup.num_replicas > 1:
+                    # The strategy exists, but an unmodified script never enters its scope, and entering
+                    # it for the whole run breaks Keras's fit() (an AssertionError in the optimizer's
+                    # distributed update, seen with Keras 3.15): say what the script really gets.
+                    print(
+                        f"tfgpu run: the devices are ready, but an unmodified script trains on the default "
+                        f"strategy (1 replica). To use all {setup.num_replicas}: s = tfgpu.setup(...) in the "
+                        "script and build the model inside `with s.scope():` (tf.distribute.get_strategy() "
+                        "there is the strategy above).",
+                        file=sys.stderr,
+                    )
         return module
 
     builtins.__import__ = hook
