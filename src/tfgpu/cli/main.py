@@ -32,19 +32,52 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+EXIT_STATUSES: dict[str, str] = {
+    "doctor": "0 healthy (or --exit-zero), 3 problems found (--strict: warnings too), 1 tool failure, 2 usage",
+    "explain": "0 only harmless lines, 3 a problem found, 2 not a log; --run: the command's status when it failed unexplained",
+    "monitor": "0 done, 6 no NVIDIA GPU to watch, 2 usage",
+    "run": "the command's own exit status (128+N for a signal), 2 usage",
+    "bench": "0 measured, 1 tool failure, 2 usage",
+    "burn": "0 every device passed, 4 a device failed, 2 usage",
+    "tune": "0 tuned, 1 tool failure, 2 usage",
+    "env": "0 (the lines, or nothing to change), 1 tool failure",
+}
+
+
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Show an option's default where it has a real one (not for flags, not twice)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if default in (None, False, argparse.SUPPRESS) or "default" in text or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def _command_module(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name][0])
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The parser; only the chosen subcommand's module is imported to add its options."""
-    parser = argparse.ArgumentParser(prog="tfgpu", description="Get TensorFlow onto NVIDIA GPUs and keep them busy.")
+    parser = argparse.ArgumentParser(
+        prog="tfgpu",
+        description="Get TensorFlow onto NVIDIA GPUs and keep them busy.",
+        epilog="exit statuses: " + "; ".join(f"{name}: {text}" for name, text in EXIT_STATUSES.items()),
+    )
     parser.add_argument("--version", action="version", version=f"tfgpu {__version__}")
     parser.add_argument("--debug", action="store_true", help="show full tracebacks of tool failures")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if a in COMMANDS), None)
     for name, (_module, summary) in COMMANDS.items():
-        cmd = sub.add_parser(name, help=summary, description=summary)
+        cmd = sub.add_parser(
+            name,
+            help=summary,
+            description=summary,
+            epilog=f"exit status: {EXIT_STATUSES[name]}",
+            formatter_class=_DefaultsFormatter,
+        )
         if name == chosen:
             _command_module(name).add_arguments(cmd)
     return parser
