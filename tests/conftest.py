@@ -1,6 +1,6 @@
 """Test tiers by folder (pip's layout): unit tests are hermetic, integration tests spawn real
 processes and use tensorflow-cpu, hostile tests feed attacker-controlled input to the real CLI
-(docs/security.md), gpu tests run only with a GPU and TFGPU_RUN_GPU_TESTS=1."""
+(docs/security.md), readme tests run what the README shows, gpu tests run only with a GPU and TFGPU_RUN_GPU_TESTS=1."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 # Stand-in probe workers and user scripts are run by path; importing them would run them.
 collect_ignore_glob = ["fakes/workers/*.py", "fakes/scripts/*.py"]
-TIERS = ("unit", "integration", "hostile", "gpu")
+TIERS = ("unit", "integration", "hostile", "readme", "gpu")
 HERE = Path(__file__).parent
 
 

@@ -158,3 +158,11 @@ def test_scaling_suite_follows_the_gpu_count_and_reports_efficiency():
     result = run_benchmark("scaling", four, SpecEchoRunner(), gpu_name=None, environ={})
     two = next(e for e in result.entries if e.name == "resnet50 float32 b256 x2 nccl")
     assert two.scaling_efficiency == 0.5  # the echo gives every run the same samples/s
+
+
+def test_the_cpu_suite_has_no_tf32_labels_but_the_gpu_suite_names_both_modes():
+    """Issue 19: a CPU run printed "(tf32 on)", a GPU mode."""
+    cpu = [entry_name(s) for s in suite("matmul", tiny=True)]
+    gpu = [entry_name(s) for s in suite("matmul", tiny=False)]
+    assert not any("tf32" in name for name in cpu) and "matmul float32 256" in cpu
+    assert "matmul float32 (tf32 on) 8192" in gpu and "matmul float32 (tf32 off) 8192" in gpu
