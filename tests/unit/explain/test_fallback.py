@@ -70,3 +70,19 @@ def test_harmless_error_level_lines_are_not_problems():
     benign = "E0000 00:00:1 1 cuda_blas.cc:1418] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered"
     explanation = explain_lines([benign])
     assert not explanation.problems and explanation.harmless
+
+
+def test_a_cpu_side_oom_is_not_called_out_of_gpu_memory():
+    """Issue 17: `allocator mklcpu` / `device:CPU:0` is host memory."""
+    cpu = "OOM when allocating tensor with shape[10000,10000] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu"
+    gpu = "OOM when allocating tensor with shape[64,3,224,224] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"
+    (cpu_problem,) = explain_lines([cpu]).problems
+    (gpu_problem,) = explain_lines([gpu]).problems
+    assert cpu_problem.id == "oom-cpu-allocating-tensor" and "host (CPU) memory" in cpu_problem.title
+    assert gpu_problem.id == "oom-allocating-tensor"
+
+
+def test_one_cuinit_no_device_line_is_one_problem():
+    """Issue 17: it was also 'cuInit failed' with a conflicting cause."""
+    line = "E cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    assert [p.id for p in explain_lines([line]).problems] == ["cuinit-no-device"]
