@@ -15,6 +15,10 @@ def describe(trial: Trial) -> str:
     return f"batch {c.batch_size}, {c.input}, {c.precision}, jit={c.jit_compile}, spe={c.steps_per_execution}, {c.allocator}"
 
 
+TRIAL_COLUMNS = ("step", "configuration", "samples/s", "GPU busy", "warm-up", "outcome", "reason")
+"""The header of the live table, one name per field of ``trial_row``."""
+
+
 def trial_row(trial: Trial) -> tuple[str, ...]:
     """One row of the live table."""
     rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"

@@ -25,3 +25,25 @@ def test_a_script_that_is_not_a_tune_script_is_refused_before_it_is_imported():
     result = run_cli("tune", str(EXAMPLES / "first_cnn.py"))
     assert result.exit_status == ExitStatus.USAGE
     assert "not a tune script" in result.stderr and "build_model()" in result.stderr
+
+
+def test_numbers_and_gpu_lists_are_checked_when_parsed():
+    """Issue 15: --budget nan and burn --gpus a were an internal error or a silent nonsense run."""
+    for argv in (
+        ("tune", "x.py", "--budget", "nan"),
+        ("tune", "x.py", "--budget", "0"),
+        ("burn", "--gpus", "a"),
+        ("burn", "--minutes", "-1"),
+        ("monitor", "--interval", "inf"),
+        ("run", "--interval", "0", "--", "true"),
+    ):
+        result = run_cli(*argv)
+        assert result.exit_status == ExitStatus.USAGE and "internal error" not in result.stderr, argv
+
+
+def test_the_trial_table_has_a_header_per_column():
+    from tfgpu.model.tune import Trial, TrialConfig
+    from tfgpu.report.tune import TRIAL_COLUMNS, trial_row
+
+    row = trial_row(Trial("start", TrialConfig(batch_size=64), "ok"))
+    assert len(TRIAL_COLUMNS) == len(row) and TRIAL_COLUMNS[0] == "step"

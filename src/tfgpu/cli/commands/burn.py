@@ -6,6 +6,7 @@ import argparse
 import json
 
 from tfgpu.bench.run import bench_runner
+from tfgpu.cli.argtypes import gpu_indices, positive_minutes
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.codec import encode
@@ -17,8 +18,8 @@ from tfgpu.stress.run import run_stress
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu burn``."""
-    parser.add_argument("--minutes", type=float, default=1.0)
-    parser.add_argument("--gpus", help="indices to burn, e.g. 0,1 (default: all)")
+    parser.add_argument("--minutes", type=positive_minutes, default=1.0, help="how long to burn")
+    parser.add_argument("--gpus", type=gpu_indices, help="indices to burn, e.g. 0,1 (default: all)")
     parser.add_argument(
         "--temp-limit", type=float, default=85.0, metavar="CELSIUS", help="stop at once when a GPU reaches it"
     )
@@ -40,9 +41,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         # As bench does: without a GPU the same checked products run on the CPU, small, and say so.
         env.stderr.write(f"tfgpu burn: no NVIDIA GPU ({exc.reason}): burning the CPU with small products instead\n")
         count, names, args.tiny = 0, {}, True
-    gpus = [int(g) for g in args.gpus.split(",")] if args.gpus else list(range(count))
-    if any(g >= count or g < 0 for g in gpus):
-        raise UsageError(f"--gpus {args.gpus}: this machine has {count} GPU(s)")
+    gpus = args.gpus if args.gpus is not None else list(range(count))
+    if any(g >= count for g in gpus):
+        raise UsageError(f"--gpus {','.join(map(str, gpus))}: this machine has {count} GPU(s)")
     size, dtype = (256, "float32") if args.tiny else (8192, "bfloat16")
     with env.progress(
         f"Burning {f'{len(gpus)} GPU(s)' if gpus else 'the CPU'} for {args.minutes:g} min"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu monitor``."""
     parser.add_argument("--once", action="store_true", help="print one reading and exit")
     parser.add_argument(
-        "--interval", type=float, default=1.0, metavar="SECONDS", help="seconds between readings (default 1)"
+        "--interval", type=positive_seconds, default=1.0, metavar="SECONDS", help="seconds between readings (default 1)"
     )
     parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
     parser.add_argument("--csv", metavar="FILE", help="append every reading to a CSV file")

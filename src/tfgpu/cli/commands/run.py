@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import PRECISIONS, STRATEGIES, make_options
 from tfgpu.launch.run import keras_multiworker_warning, run_command
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="start N local workers with TF_CONFIG (MultiWorkerMirroredStrategy)",
     )
-    parser.add_argument("--interval", type=float, default=0.5, metavar="SECONDS", help="GPU sampling period")
+    parser.add_argument("--interval", type=positive_seconds, default=0.5, metavar="SECONDS", help="GPU sampling period")
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu tune``."""
     parser.add_argument("script", nargs="?", help="a script with build_model() and make_dataset() (see --template)")
     parser.add_argument(
-        "--budget", type=float, default=600.0, metavar="SECONDS", help="stop starting trials after this long"
+        "--budget", type=positive_seconds, default=600.0, metavar="SECONDS", help="stop starting trials after this long"
     )
     parser.add_argument("--batch-size", type=int, help="the starting batch size (default: the script's BASELINE or 64)")
     parser.add_argument("--json", action="store_true")
@@ -58,13 +59,15 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     nvml = env.nvml_factory()
     measure = TrialRunner(args.script, tune_runner(args.python), nvml, env.environ)
     from tfgpu.report.text import make_console
-    from tfgpu.report.tune import render_tune_json, trial_row, winner_line
+    from tfgpu.report.tune import TRIAL_COLUMNS, render_tune_json, trial_row, winner_line
 
     console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
 
     def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
         with env.progress(f"trial: {step}"):
             return measure(step, config, timeout_seconds)
+
+    console.print(" | ".join(TRIAL_COLUMNS), highlight=False, markup=False, style="bold")
 
     def show(trial: Trial) -> None:
         console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)

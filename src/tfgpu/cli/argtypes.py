@@ -1,0 +1,49 @@
+"""argparse types for the numbers and lists users type: a bad value is a usage error (exit 2) at parse time.
+
+``float("nan")`` and ``float("inf")`` parse, and ``--gpus a`` used to reach the command as an
+"internal error": each type here refuses what the option cannot mean, with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def positive(unit: str) -> Callable[[str], float]:
+    """The type of an option that takes a finite number of ``unit`` above zero.
+
+    Examples:
+        >>> positive("seconds")("300")
+        300.0
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of {unit} above 0")
+        return value
+
+    parse.__name__ = f"positive {unit}"
+    return parse
+
+
+positive_seconds = positive("seconds")
+positive_minutes = positive("minutes")
+
+
+def gpu_indices(text: str) -> list[int]:
+    """Comma-separated GPU indices such as ``0,1``.
+
+    Examples:
+        >>> gpu_indices("0, 2")
+        [0, 2]
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give GPU indices such as 0 or 0,1 (nvidia-smi -L lists them)")
+    return [int(p) for p in parts]
