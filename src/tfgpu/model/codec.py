@@ -10,6 +10,7 @@ import dataclasses
 import enum
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from tfgpu.model.unavailable import Unavailable
@@ -28,6 +29,20 @@ def encode(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return [encode(item) for item in value]
     return value
+
+
+def map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """A copy of a JSON-ready tree (what :func:`encode` or ``json.loads`` gives) with ``fn`` applied to every leaf.
+
+    Examples:
+        >>> map_leaves({"a": ["x", 1]}, lambda v: v * 2)
+        {'a': ['xx', 2]}
+    """
+    if isinstance(value, list):
+        return [map_leaves(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: map_leaves(v, fn) for k, v in value.items()}
+    return fn(value)
 
 
 def decode(cls: type[T], data: Any) -> T:

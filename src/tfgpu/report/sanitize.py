@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from tfgpu.model.codec import decode, encode
+from tfgpu.model.codec import decode, encode, map_leaves
 
 T = TypeVar("T")
 # C0 controls but tab and newline, DEL, C1 controls, zero-width and bidi-override code points.
@@ -36,16 +36,6 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
 
 
-def _walk(value: object) -> object:
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, list):
-        return [_walk(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _walk(v) for k, v in value.items()}
-    return value
-
-
 def printable_tree(value: T) -> T:
     """A copy of a result dataclass (a diagnosis, an explanation) with every string made printable."""
-    return decode(type(value), _walk(encode(value)))
+    return decode(type(value), map_leaves(encode(value), lambda v: printable(v) if isinstance(v, str) else v))

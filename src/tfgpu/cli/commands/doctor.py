@@ -16,6 +16,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.doctor.diagnose import diagnose
 from tfgpu.knowledge.fixes import export_line, unreachable_dirs
+from tfgpu.model.codec import map_leaves
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
@@ -69,20 +70,16 @@ MAX_REPORT_BYTES = 16 * 2**20
 MAX_STRING_CHARS = 4096
 
 
-def _cut_strings(value: Any) -> Any:
-    """Every string of a loaded report cut to MAX_STRING_CHARS: a 100-MB GPU name is not a fact.
+def _bounded_leaf(value: Any) -> Any:
+    """A string of a loaded report cut to MAX_STRING_CHARS (a 100-MB GPU name is not a fact).
 
     Raises:
         ValueError: a number beyond 64 bits (no fact is one; it would overflow the arithmetic).
     """
     if isinstance(value, int) and abs(value) > 2**64:
         raise ValueError("a number beyond 64 bits")
-    if isinstance(value, str):
-        return value if len(value) <= MAX_STRING_CHARS else value[:MAX_STRING_CHARS] + "…"
-    if isinstance(value, list):
-        return [_cut_strings(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _cut_strings(v) for k, v in value.items()}
+    if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+        return value[:MAX_STRING_CHARS] + "…"
     return value
 
 
@@ -102,7 +99,7 @@ def load_facts(path: str) -> Facts:
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a text file") from None
     try:
-        return facts_from_document(_cut_strings(json.loads(text)))
+        return facts_from_document(map_leaves(json.loads(text), _bounded_leaf))
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path} is not JSON: {exc}") from None
     except RecursionError:
