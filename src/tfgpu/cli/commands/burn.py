@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from tfgpu.bench.run import bench_runner
 from tfgpu.cli.argtypes import gpu_indices, positive_minutes
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.model.codec import encode
 from tfgpu.model.errors import UsageError
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.report.sanitize import printable
+from tfgpu.report.burn import render_burn_json, render_burn_text
 from tfgpu.stress.run import run_stress
 
 
@@ -60,23 +58,5 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             n=size,
             dtype=dtype,
         )
-    if args.json:
-        env.stdout.write(
-            json.dumps(
-                {"schema_version": 1, "tool": "tfgpu", "command": "burn", "gpus": [encode(b) for b in burns]}, indent=2
-            )
-            + "\n"
-        )
-    else:
-        for b in burns:
-            verdict = "PASS" if b.passed else "FAIL"
-            trend = f", {b.first_tflops:.3g} → {b.last_tflops:.3g} TFLOP/s" if b.first_tflops and b.last_tflops else ""
-            temp = f", max {b.max_temperature_celsius:.0f} °C" if b.max_temperature_celsius is not None else ""
-            where = "CPU" if b.index < 0 else f"GPU {b.index} {printable(b.name)}"
-            env.stdout.write(
-                f"{verdict} {where}: {b.mean_tflops or 0:.3g} TFLOP/s mean over {b.seconds:.0f} s{trend}{temp}, "
-                f"{b.iterations} products, {b.mismatches} mismatches{' (stopped early)' if b.stopped_early else ''}\n"
-            )
-            for f in b.findings:
-                env.stdout.write(f"   {f.severity}: {printable(f.summary)}\n")
+    env.stdout.write(render_burn_json(burns) if args.json else render_burn_text(burns))
     return ExitStatus.SUCCESS if all(b.passed for b in burns) else ExitStatus.STRESS_FAILED
