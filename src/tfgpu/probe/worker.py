@@ -247,10 +247,9 @@ def _bounded(fn: Callable[[], dict[str, Any]], seconds: float) -> dict[str, Any]
 def check_training(
     tf: Any, device: str, compute_capability: str | None, xla_budget: float = XLA_BUDGET_SECONDS
 ) -> list[dict[str, Any]]:
-    """jit_compile=False, then Keras's default (XLA "auto"), each in float32 and the mixed policy setup() picks
-    (the mixed one first under XLA).
+    """jit_compile=False, then Keras's default (XLA "auto"), in float32 and in the mixed policy setup() picks.
 
-    The XLA runs share ``xla_budget`` seconds; one still compiling then is reported as
+    Under XLA the mixed run goes first. The XLA runs share ``xla_budget`` seconds; one still compiling then is reported as
     ``timed_out`` and the rest are skipped (the caller must exit without waiting for it).
     """
     policies = ("float32", mixed_policy(compute_capability))
