@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -15,6 +12,7 @@ from tfgpu.bench.naming import entry_name
 from tfgpu.knowledge.measured import best_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
+from tfgpu.probe.jobs import run_job
 from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
 
@@ -44,17 +42,13 @@ def _run_children(
     results: list[dict[str, Any]] = [{} for _ in specs]
     for extra_env, indices in _env_groups(specs):
         group = [dict(specs[i]) for i in indices]
-        with tempfile.TemporaryDirectory(prefix="tfgpu-bench-") as tmp:
-            spec_path = os.path.join(tmp, "spec.json")
-            with open(spec_path, "w", encoding="utf-8") as fh:
-                json.dump(group, fh)
-            env = {"TF_CPP_MIN_LOG_LEVEL": "2", **environ, **extra_env}
-            run = runner.run("bench", timeout_seconds=timeout_seconds, env=env, args=("--spec", spec_path))
-        if run.status == "ok" and run.envelope and run.envelope.get("ok"):
-            got = run.envelope["data"]["results"]
+        job = run_job(runner, "bench", group, environ=environ, timeout_seconds=timeout_seconds, extra_env=extra_env)
+        if job.ok:
+            got = job.data["results"]
         else:
-            reason = run.problem or ((run.envelope or {}).get("error") or {}).get("message") or run.status
-            got = [{"spec": s, "ok": False, "error": f"the benchmark child failed: {reason}"} for s in group]
+            got = [
+                {"spec": s, "ok": False, "error": f"the benchmark child failed: {job.failure_reason}"} for s in group
+            ]
         for index, result in zip(indices, got, strict=True):
             results[index] = result
     return results

@@ -35,17 +35,16 @@ def analyze(
     90 % of its start.
     """
     findings: list[Verdict] = []
+    device = "the CPU" if index < 0 else f"GPU {index}"  # index -1: the CPU burn of a machine without a GPU
     if not result.get("ok"):
-        findings.append(
-            Verdict("burn-failed", "error", f"The burn on GPU {index} failed", str(result.get("error")), ())
-        )
+        findings.append(Verdict("burn-failed", "error", f"The burn on {device} failed", str(result.get("error")), ()))
     mismatches = int(result.get("mismatches", 0))
     if mismatches:
         findings.append(
             Verdict(
                 "result-mismatch",
                 "error",
-                f"GPU {index} computed {mismatches} product(s) that differ from the first",
+                f"{device} computed {mismatches} product(s) that differ from the first",
                 "The same matmul on the same inputs must give the same bits: this is silent data corruption.",
                 ("rerun; if it repeats, the GPU is faulty (check ECC and Xid, and its cooling)",),
             )
@@ -57,8 +56,9 @@ def analyze(
             Verdict(
                 "tflops-degrading",
                 "warning",
-                f"GPU {index} slowed from {first:.0f} to {last:.0f} TFLOP/s during the run",
-                "Sustained throughput fell by more than 10 %: heat or power limits.",
+                f"{device} slowed from {first:.3g} to {last:.3g} TFLOP/s during the run",
+                "Sustained throughput fell by more than 10 %: heat or power limits"
+                + (", or other work on the machine." if index < 0 else "."),
                 ("watch clocks and temperature: tfgpu monitor",),
             )
         )

@@ -14,6 +14,7 @@ from tfgpu.model.samples import GpuSample
 from tfgpu.model.stress import GpuBurn
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
+from tfgpu.probe.jobs import run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.stress.analyze import analyze
 
@@ -47,16 +48,15 @@ def run_stress(
         def one(index: int) -> None:
             progress = os.path.join(tmp, f"progress-{index}.jsonl")
             spec = [{"kind": "burn", "n": n, "dtype": dtype, "seconds": seconds, "progress": progress, "stop": stop}]
-            spec_path = os.path.join(tmp, f"spec-{index}.json")
-            Path(spec_path).write_text(json.dumps(spec))
-            env = (
-                {**environ, "CUDA_VISIBLE_DEVICES": str(index), "TF_CPP_MIN_LOG_LEVEL": "2"} if gpus else dict(environ)
+            job = run_job(
+                runner_for(),
+                "bench",
+                spec,
+                environ=environ,
+                timeout_seconds=seconds + 300,
+                extra_env={"CUDA_VISIBLE_DEVICES": str(index)} if gpus else None,
             )
-            run = runner_for().run("bench", timeout_seconds=seconds + 300, env=env, args=("--spec", spec_path))
-            if run.status == "ok" and run.envelope and run.envelope.get("ok"):
-                results[index] = run.envelope["data"]["results"][0]
-            else:
-                results[index] = {"ok": False, "error": run.problem or run.status}
+            results[index] = job.data["results"][0] if job.ok else {"ok": False, "error": job.failure_reason}
             results[index]["intervals"] = (
                 [json.loads(line) for line in Path(progress).read_text().splitlines()]
                 if Path(progress).exists()

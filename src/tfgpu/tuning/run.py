@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import tempfile
 from collections.abc import Mapping
 from importlib import resources
 
@@ -13,8 +11,8 @@ from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.probe.jobs import run_job
 from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
-from tfgpu.probe.tf_logs import summarize_error
 
 
 def tune_worker_path() -> str:
@@ -47,39 +45,29 @@ class TrialRunner:
     def __call__(self, step: str, config: TrialConfig, timeout_seconds: float | None = None) -> Trial:
         """One trial, given at most ``timeout_seconds`` (the search's budget left); any failure of the child is an outcome."""
         timeout = self.timeout_seconds if timeout_seconds is None else min(self.timeout_seconds, timeout_seconds)
-        env = {**self.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-        if config.allocator == "cuda_malloc_async":
-            env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
+        extra = {"TF_GPU_ALLOCATOR": "cuda_malloc_async"} if config.allocator == "cuda_malloc_async" else {}
         sampler = self._sampler()
-        with tempfile.TemporaryDirectory(prefix="tfgpu-tune-") as tmp:
-            path = os.path.join(tmp, "config.json")
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(dataclasses.asdict(config), fh)
-            if sampler:
-                sampler.start()
-            try:
-                run = self.runner.run(
-                    "trial",
-                    timeout_seconds=timeout,
-                    env=env,
-                    args=("--script", self.script, "--config", path),
-                )
-            finally:
-                if sampler:
-                    sampler.stop()
-        if run.status == "timed_out":
-            return Trial(step, config, "timeout", reason=run.problem or "no answer in time")
-        if run.status != "ok" or run.envelope is None:
-            return Trial(step, config, "error", reason=run.problem or run.status)
-        if not run.envelope.get("ok"):
-            error = run.envelope.get("error") or {}
-            return Trial(
-                step,
-                config,
-                "error",
-                reason=f"{error.get('type')}: {summarize_error(str(error.get('message', '')))[:300]}",
+        if sampler:
+            sampler.start()
+        try:
+            job = run_job(
+                self.runner,
+                "trial",
+                dataclasses.asdict(config),
+                environ=self.environ,
+                timeout_seconds=timeout,
+                spec_flag="--config",
+                args=("--script", self.script),
+                extra_env=extra,
             )
-        data = run.envelope["data"]
+        finally:
+            if sampler:
+                sampler.stop()
+        if job.status == "timed_out":
+            return Trial(step, config, "timeout", reason=job.failure_reason)
+        if not job.ok:
+            return Trial(step, config, "error", reason=job.failure_reason)
+        data = job.data
         if data.get("outcome") == "oom":
             return Trial(step, config, "oom", reason=data.get("message", "out of memory"))
         peak, total = data.get("memory_peak_bytes"), self._memory_total()

@@ -1,0 +1,85 @@
+"""One way to run a TensorFlow child for a job (a bench suite, a burn, a tune trial) and read its answer.
+
+bench, burn and tune each wrote a spec file, ran a worker, and turned the envelope into a reason
+of their own ("timed_out" here, "timeout" there; the error message kept by one, dropped by
+another; TF_CPP_MIN_LOG_LEVEL forced by one, overridable in another). ``run_job`` does it once:
+the spec goes to a temporary JSON file, the child runs with TF's INFO and WARNING lines off
+unless the caller's environment sets them, and the result has a typed status and one
+``failure_reason`` written the same way for every job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tfgpu.probe.runner import ProbeRun, ProbeRunner
+from tfgpu.probe.tf_logs import summarize_error
+
+JobStatus = Literal["ok", "failed", "timed_out", "crashed", "protocol_error"]
+MAX_REASON_CHARS = 300
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a job's child gave: ``data`` when ``status`` is ok, else ``failure_reason``."""
+
+    status: JobStatus
+    data: dict[str, Any] = field(default_factory=dict)
+    failure_reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """The child answered and the task succeeded."""
+        return self.status == "ok"
+
+
+def job_environment(environ: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The child's environment: TF's log quiet unless the caller chose a level, then the job's own variables."""
+    env = {"TF_CPP_MIN_LOG_LEVEL": "2", **environ}
+    env.update(extra or {})
+    return env
+
+
+def job_result(run: ProbeRun) -> JobResult:
+    """The typed result of one child run, with the reason written the same way for every job."""
+    if run.status == "timed_out":
+        return JobResult("timed_out", failure_reason=run.problem or f"no answer within {run.timeout_seconds:.0f} s")
+    if run.status != "ok" or run.envelope is None:
+        how = f" (signal {run.signal})" if run.signal else ""
+        status: JobStatus = "crashed" if run.status == "crashed" else "protocol_error"
+        return JobResult(status, failure_reason=f"{run.problem or run.status}{how}")
+    if not run.envelope.get("ok"):
+        error = run.envelope.get("error") or {}
+        message = summarize_error(str(error.get("message", "")))[:MAX_REASON_CHARS]
+        return JobResult("failed", failure_reason=f"{error.get('type') or 'error'}: {message}")
+    return JobResult("ok", data=dict(run.envelope.get("data") or {}))
+
+
+def run_job(
+    runner: ProbeRunner,
+    task: str,
+    spec: Any,
+    *,
+    environ: Mapping[str, str],
+    timeout_seconds: float,
+    spec_flag: str = "--spec",
+    args: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+) -> JobResult:
+    """Write ``spec`` as JSON, run ``task`` with ``spec_flag PATH`` (after ``args``), and type the answer."""
+    with tempfile.TemporaryDirectory(prefix=f"tfgpu-{task}-") as tmp:
+        path = os.path.join(tmp, "spec.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        run = runner.run(
+            task,
+            timeout_seconds=timeout_seconds,
+            env=job_environment(environ, extra_env),
+            args=(*args, spec_flag, path),
+        )
+    return job_result(run)
