@@ -6,6 +6,7 @@ import os
 import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python
+from tfgpu.knowledge.libraries import dependency_wheel
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
@@ -45,6 +46,12 @@ def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
         venv = "~/tf-gpu"
         return f"{python(facts)} -m venv {venv} && {venv}/bin/python -m pip install {shlex.quote(spec)}"
     return pip(facts, "install", spec)
+
+
+def install_dependencies(facts: Facts, sonames: list[str], cuda_major: str) -> str:
+    """``pip install`` of the wheels that ship these dependency sonames (TF's own extra when none is known)."""
+    wheels = list(dict.fromkeys(w for w in (dependency_wheel(s, cuda_major) for s in sonames) if w))
+    return pip(facts, "install", *wheels) if wheels else install_tf_with_cuda(facts)
 
 
 def export_line(dirs: list[str]) -> str:

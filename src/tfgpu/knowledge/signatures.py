@@ -22,6 +22,18 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def strip_ansi(text: str) -> str:
+    r"""``text`` without ANSI CSI sequences (colour, cursor moves), as the matcher reads lines.
+
+    Examples:
+        >>> strip_ansi("\x1b[1m750/750\x1b[0m done")
+        '750/750 done'
+    """
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
 _META = set(".^$*+?{}[]|()")
 _WINDOWS_HINT = re.compile(r"\b[A-Za-z]:\\|\.dll\b")
 _TF_VERSION = re.compile(
@@ -159,16 +171,22 @@ def _version(text: str | None) -> tuple[int, ...] | None:
 
 
 @functools.cache
+def _document() -> dict[str, Any]:
+    """The packaged signatures.toml, read and parsed once for the signatures and the components."""
+    raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
+    doc: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+    return doc
+
+
+@functools.cache
 def load_signatures() -> tuple[Signature, ...]:
     """Every signature of the packaged base, validated and compiled.
 
     Raises:
         ValueError: the data file is malformed (a packaging bug, caught by the tests).
     """
-    raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
-    doc = tomllib.loads(raw.decode("utf-8"))
     out = []
-    for entry in doc["signature"]:
+    for entry in _document()["signature"]:
         compiled = [_compile(p) for p in entry["patterns"]]
         keywords = _keywords(entry) or [keys for _, keys in compiled]
         when = entry.get("when", {})
@@ -205,9 +223,7 @@ def load_signatures() -> tuple[Signature, ...]:
 @functools.cache
 def load_components() -> tuple[Component, ...]:
     """The components a fallback line can name, in the order they are tried (the last matches anything)."""
-    raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
-    doc = tomllib.loads(raw.decode("utf-8"))
-    return tuple(Component(c["name"], re.compile(c["pattern"]), c["next_step"]) for c in doc["component"])
+    return tuple(Component(c["name"], re.compile(c["pattern"]), c["next_step"]) for c in _document()["component"])
 
 
 def component_of(line: str) -> Component:
@@ -306,7 +322,7 @@ class LogScanner:
             self.long_lines += 1
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
-            line = _ANSI.sub("", line)
+            line = strip_ansi(line)
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):

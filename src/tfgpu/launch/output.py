@@ -15,13 +15,12 @@ import re
 import threading
 from typing import IO, TextIO
 
-from tfgpu.knowledge.signatures import LogScanner
+from tfgpu.knowledge.signatures import LogScanner, strip_ansi
 
 MAX_EPOCHS = 100_000
 CHUNK_BYTES = 64 * 1024
 MAX_LINE_CHARS = 64 * 1024
 _BREAK = re.compile(r"[\r\n]")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
 # Keras 3 at the end of an epoch: "750/750 ━━━━ 62s 80ms/step - ..." (verbose=1) or
 # "750/750 - 62s - 80ms/step - ..." (verbose=2); before it, "N/N ━━━━ 0s" is the ETA.
@@ -38,7 +37,6 @@ class OutputWatch:
         self.epoch_seconds: list[float] = []
         self.xla_seen = False
         self.traceback_seen = False
-        self._epoch_open = False
         self._lock = threading.Lock()
 
     def feed(self, line: str) -> None:
@@ -50,7 +48,7 @@ class OutputWatch:
         last = line.replace("\b", "") if "\b" in line else line
         with self._lock:
             self.scanner.feed(last)
-            text = _ANSI.sub("", last).strip() if "\x1b" in last else last.strip()
+            text = strip_ansi(last).strip()
             if _TRACEBACK in text:
                 self.traceback_seen = True
             if _XLA in text:
@@ -58,8 +56,7 @@ class OutputWatch:
             elif text.startswith("Epoch "):
                 if _EPOCH.match(text) and len(self.epoch_seconds) < MAX_EPOCHS:
                     self.epoch_seconds.append(0.0)
-                    self._epoch_open = True
-            elif self._epoch_open and "/" in text:
+            elif self.epoch_seconds and "/" in text:  # inside an epoch
                 done = _EPOCH_DONE.match(text)
                 if done and done.group(1) == done.group(2):
                     self.epoch_seconds[-1] = float(done.group(3))  # the last such line is the finished one

@@ -28,7 +28,6 @@ from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.slurm import slurm_tf_config
-from tfgpu.model.explanation import Explanation
 from tfgpu.model.samples import Verdict
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
@@ -45,15 +44,13 @@ MAX_PROBLEMS_SHOWN = 2
 
 @dataclass(frozen=True)
 class RunReport:
-    """What happened: the exit status, how the output ended, and the verdicts (the ending first)."""
+    """What happened: the exit status, the time, and the verdicts (how it ended first, then the GPU's)."""
 
     exit_status: int
     seconds: float
     verdicts: tuple[Verdict, ...]
     peak_memory_bytes: float | None
     mean_utilization_percent: float | None
-    explanation: Explanation | None = None
-    epoch_seconds: tuple[float, ...] = ()
 
 
 def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None) -> dict[str, str]:
@@ -279,5 +276,4 @@ def run_command(
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    explanation = explain_scanner(watch.scanner) if failed else None
-    return RunReport(exit_status, seconds, verdicts, peak, mean, explanation, epochs)
+    return RunReport(exit_status, seconds, verdicts, peak, mean)

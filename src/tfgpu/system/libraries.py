@@ -184,6 +184,7 @@ def locate_dependencies(
     ld_library_path: str | None,
     elsewhere_dirs: Sequence[str],
     ld_cache: Mapping[str, list[str]],
+    cache_dirs: Sequence[str],
     cuda_major: str,
     root: str = "/",
 ) -> tuple[CudaLibrary, ...]:
@@ -195,7 +196,6 @@ def locate_dependencies(
     """
     by_name = {lib.name: lib for lib in direct}
     in_process = {lib.soname: lib.loaded for lib in direct if lib.loaded is not None}
-    cache_dirs = sorted({os.path.dirname(p) for paths in ld_cache.values() for p in paths})
     out = []
     for dep in deps:
         owner = by_name.get(dep.loader)
@@ -279,7 +279,7 @@ def collect_libraries(
     elsewhere = other_install_dirs(site_dirs, conda_prefix, root)
     libraries = locate(wanted, order, elsewhere, cache_map, cuda_major)
     chained = locate_dependencies(
-        deps, libraries, environ.get("LD_LIBRARY_PATH"), elsewhere, cache_map, cuda_major, root
+        deps, libraries, environ.get("LD_LIBRARY_PATH"), elsewhere, cache_map, cache_dirs, cuda_major, root
     )
     tools = locate_xla_tools(environ, site_dirs, runner, root)
     return LibraryFacts(cuda_major, libraries + chained + tools, order, foreign_cudart(environ, cuda_major))

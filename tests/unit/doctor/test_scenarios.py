@@ -98,7 +98,7 @@ def test_scenario_14_dependency_already_loaded_by_tf_counts_as_found(tmp_path):
         CudaLibrary("cublasLt", "libcublasLt.so.12", True, (LibraryCopy(str(lt), "runpath", "12.5"),)),
     ]
     dep = Dependency("cublasLt", "libcublasLt.so.12", "cublas", "cudnn", "libcudnn_graph.so.9", "x", "")
-    (found,) = locate_dependencies([dep], direct, None, [], {}, "12", str(tmp_path))
+    (found,) = locate_dependencies([dep], direct, None, [], {}, [], "12", str(tmp_path))
     assert found.loaded == LibraryCopy(str(lt), "loaded", "12.5")
 
 

@@ -124,9 +124,7 @@ def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Fac
     if not probe:
         return facts
     with env.progress(f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"):
-        live = run_tensorflow_probe(
-            runner, env.environ, timeout_seconds=args.probe_timeout, training=not getattr(args, "quick", False)
-        )
+        live = run_tensorflow_probe(runner, env.environ, timeout_seconds=args.probe_timeout, training=not args.quick)
     return replace(facts, probe=live)
 
 

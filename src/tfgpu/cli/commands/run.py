@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     except FileNotFoundError:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
-    except (PermissionError, OSError) as exc:
+    except OSError as exc:  # not executable, a directory, ...
         raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
     from rich.text import Text
 

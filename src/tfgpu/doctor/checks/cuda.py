@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
-from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, unreachable_dirs
-from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE, dependency_wheel
+from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
+from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
 from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
@@ -112,7 +112,6 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
                 )
             )
         else:
-            wheel = dependency_wheel(lib.soname, libs.cuda_major)
             out.append(
                 Finding(
                     "cuda-dependency-missing",
@@ -120,7 +119,7 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
                     C,
                     f"Not installed: {lib.soname}, which {loader} loads",
                     detail=f"Without it: {lib.needed_for}.",
-                    hint=pip(facts, "install", wheel) if wheel else install_tf_with_cuda(facts),
+                    hint=install_dependencies(facts, [lib.soname], libs.cuda_major),
                     link=CUDNN_RUNTIME_DEPENDENCIES if lib.name == "nvrtc" else DSO_LOADER_SOURCE,
                 )
             )

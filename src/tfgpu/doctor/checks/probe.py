@@ -6,8 +6,7 @@ The static checks say what should happen; these say what did, and use the static
 
 from __future__ import annotations
 
-from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, unreachable_dirs
-from tfgpu.knowledge.libraries import dependency_wheel
+from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
@@ -91,9 +90,7 @@ def _dependency_fix(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
     if dirs:
         return f"{names} could not be loaded: it is installed outside its loader's search path", export_line(dirs)
     major = libs.cuda_major if isinstance(libs, LibraryFacts) else "12"
-    wheels = [w for w in (dependency_wheel(name, major) for name in failed) if w]
-    fix = pip(facts, "install", *wheels) if wheels else install_tf_with_cuda(facts)
-    return f"{names} could not be loaded", fix
+    return f"{names} could not be loaded", install_dependencies(facts, failed, major)
 
 
 def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
@@ -153,7 +150,7 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
             "xla-compile-timed-out",
             Severity.WARNING,
             T,
-            f"XLA had not compiled a tiny Keras CNN ({t.policy}) after {t.error.split('after ')[-1] if t.error else 'its budget'}",
+            f"XLA had not compiled a tiny Keras CNN ({t.policy}) within the probe's budget: {t.error or 'no answer'}",
             detail="Keras compiles models with XLA by default on a GPU (jit_compile='auto'): every first epoch, "
             "and every new input shape, waits this long before training starts. The doctor stopped waiting; "
             "without XLA the same model trained.",
