@@ -9,17 +9,14 @@ from which the compile share of the run is named.
 
 from __future__ import annotations
 
-import codecs
-import os
 import re
 import threading
 from typing import IO, TextIO
 
 from tfgpu.knowledge.signatures import LogScanner, strip_ansi
+from tfgpu.system.runner import MAX_LINE_CHARS, LineSplitter, decoded_chunks
 
 MAX_EPOCHS = 100_000
-CHUNK_BYTES = 64 * 1024
-MAX_LINE_CHARS = 64 * 1024
 _BREAK = re.compile(r"[\r\n]")
 _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
 # Keras 3 at the end of an epoch: "750/750 ━━━━ 62s 80ms/step - ..." (verbose=1) or
@@ -75,8 +72,7 @@ def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -
     is handled in pieces, and a closed ``out`` (``tfgpu run ... | head -1``) stops the copying
     but not the reading, so the child never blocks on a full pipe.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
+    lines = LineSplitter(MAX_LINE_CHARS)
     writing = True
 
     def show(text: str) -> None:
@@ -88,23 +84,15 @@ def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -
             except (OSError, ValueError):  # a closed pipe or file: keep draining the child
                 writing = False
 
-    for chunk in iter(lambda: os.read(stream.fileno(), CHUNK_BYTES), b""):
-        text = decoder.decode(chunk)
+    def handle(complete: list[str]) -> None:
+        if prefix:  # each line whole and marked, so workers never interleave inside one
+            show("".join(f"{prefix}{line}" if line.endswith("\n") else f"{prefix}{line}\n" for line in complete))
+        for line in complete:
+            for part in _BREAK.split(line[:-1] if line.endswith("\n") else line):
+                watch.feed(part)
+
+    for text in decoded_chunks(stream.fileno()):
         if not prefix:
             show(text)
-        lines = (pending + text).split("\n")
-        pending = lines.pop()
-        if prefix:
-            show("".join(f"{prefix}{line}\n" for line in lines))
-        for line in lines:
-            for part in _BREAK.split(line):
-                watch.feed(part)
-        while len(pending) > MAX_LINE_CHARS:  # a line without end (a long run of \r redraws)
-            piece, pending = pending[:MAX_LINE_CHARS], pending[MAX_LINE_CHARS:]
-            show(f"{prefix}{piece}\n" if prefix else "")
-            for part in _BREAK.split(piece):
-                watch.feed(part)
-    if pending:
-        show(f"{prefix}{pending}\n" if prefix else "")
-        for part in _BREAK.split(pending):
-            watch.feed(part)
+        handle(lines.push(text))
+    handle(lines.rest())

@@ -9,7 +9,7 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Protocol
 
@@ -132,6 +132,43 @@ def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
 
 
+READ_BYTES = 65536
+
+
+def decoded_chunks(fd: int) -> Iterator[str]:
+    """The text of a pipe as it arrives (UTF-8, invalid bytes replaced), chunk by chunk, until EOF."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for chunk in iter(lambda: os.read(fd, READ_BYTES), b""):
+        yield decoder.decode(chunk)
+
+
+class LineSplitter:
+    r"""Text in as it arrives, lines out as they complete (each with its newline).
+
+    A line longer than ``max_chars`` comes out in pieces without a newline, so a command that
+    never ends its line (a progress bar redrawn with ``\r``) cannot grow memory.
+    """
+
+    def __init__(self, max_chars: int = MAX_LINE_CHARS) -> None:
+        self.max_chars = max_chars
+        self.pending = ""
+
+    def push(self, text: str) -> list[str]:
+        """The lines (and over-long pieces) that ``text`` completes."""
+        parts = (self.pending + text).split("\n")
+        self.pending = parts.pop()
+        out = [part + "\n" for part in parts]
+        while len(self.pending) > self.max_chars:
+            out.append(self.pending[: self.max_chars])
+            self.pending = self.pending[self.max_chars :]
+        return out
+
+    def rest(self) -> list[str]:
+        """What is left at the end of the stream (a last line without a newline)."""
+        rest, self.pending = self.pending, ""
+        return [rest] if rest else []
+
+
 def stream_command(
     argv: tuple[str, ...], on_line: Callable[[str], None], timeout_seconds: float | None = None
 ) -> int | None:
@@ -150,22 +187,16 @@ def stream_command(
         return None
     assert proc.stdout is not None
     deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
+    lines = LineSplitter()
     try:
-        for chunk in iter(lambda: os.read(proc.stdout.fileno(), 65536), b""):  # type: ignore[union-attr]
-            parts = (pending + decoder.decode(chunk)).split("\n")
-            pending = parts.pop()
-            for part in parts:
-                on_line(part + "\n")
-            while len(pending) > MAX_LINE_CHARS:  # a line without end is handed on in pieces
-                on_line(pending[:MAX_LINE_CHARS])
-                pending = pending[MAX_LINE_CHARS:]
+        for text in decoded_chunks(proc.stdout.fileno()):
+            for line in lines.push(text):
+                on_line(line)
             if deadline is not None and time.monotonic() > deadline:
                 kill_process_group(proc.pid)
                 break
-        if pending:
-            on_line(pending)
+        for line in lines.rest():
+            on_line(line)
         return proc.wait()
     except KeyboardInterrupt:
         kill_process_group(proc.pid)
