@@ -20,8 +20,9 @@ import os
 import statistics
 from typing import Any
 
-from tfgpu.bench.run import bench_runner, run_benchmark
+from tfgpu.bench.run import run_benchmark
 from tfgpu.probe.bench_worker import CHAIN, timed  # PyTorch is timed exactly as TF's matmul is
+from tfgpu.probe.runner import worker_runner
 
 DTYPES = ("bfloat16", "float16", "float32")
 SETTINGS: dict[str, tuple[dict[str, str], bool]] = {
@@ -94,7 +95,7 @@ def main() -> None:
     specs += [{"kind": "copy", "megabytes": args.megabytes, "direction": d, "label": "tf"} for d in ("h2d", "d2h")]
     # Growth: this process's torch keeps its own cached memory beside the TF children.
     env = {**os.environ, "TF_FORCE_GPU_ALLOW_GROWTH": "true"}
-    result = run_benchmark("tf-vs-torch", specs, bench_runner(), gpu_name=None, environ=env)
+    result = run_benchmark("tf-vs-torch", specs, worker_runner("bench"), gpu_name=None, environ=env)
     torch_rates = {(n, d): torch_matmul(n, d) for n, d in {(s["n"], s["dtype"]) for s in specs if "n" in s}}
     copies = torch_copies(args.megabytes)
     rows = []

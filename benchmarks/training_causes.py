@@ -23,7 +23,8 @@ import os
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
-from tfgpu.bench.run import bench_runner, run_benchmark
+from tfgpu.bench.run import run_benchmark
+from tfgpu.probe.runner import worker_runner
 
 
 def mnist_rows() -> list[dict[str, Any]]:
@@ -98,7 +99,12 @@ def main() -> None:
     args = parser.parse_args()
     specs = GROUPS[args.only]() if args.only else mnist_rows() + resnet_rows()
     result = run_benchmark(
-        "training-causes", specs, bench_runner(), gpu_name=None, environ=os.environ, timeout_seconds=args.timeout
+        "training-causes",
+        specs,
+        worker_runner("bench"),
+        gpu_name=None,
+        environ=os.environ,
+        timeout_seconds=args.timeout,
     )
     rows = []
     for spec, entry in zip(specs, result.entries, strict=True):

@@ -19,10 +19,11 @@ from pathlib import Path
 
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
+from tfgpu.probe.runner import worker_runner
 from tfgpu.report.tune import trial_row, winner_line
 from tfgpu.tuning.advice import precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
-from tfgpu.tuning.run import TrialRunner, tune_runner
+from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -42,7 +43,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
     args = parser.parse_args()
     script = str(EXAMPLES / example)
     nvml = PynvmlClient()
-    measure = TrialRunner(script, tune_runner(), nvml, dict(os.environ))
+    measure = TrialRunner(script, worker_runner("tune"), nvml, dict(os.environ))
     doc_out: dict[str, object] = {"example": example}
     if args.hand_from:
         hand_rows = json.loads(Path(args.hand_from).read_text())["hand"]

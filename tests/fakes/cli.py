@@ -36,7 +36,7 @@ def mock_environment(
         color=False,
         runner_factory=lambda: runner or FakeCommandRunner(),
         nvml_factory=lambda: nvml or FakeNvml.no_driver(),
-        probe_factory=lambda python: probe or FakeProbe(),
+        worker_factory=lambda worker, python: probe or FakeProbe(),
         user=kwargs.pop("user", "ada"),
         host=kwargs.pop("host", "ada-workstation"),
     )

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tfgpu.bench.run import bench_runner, run_benchmark
+from tfgpu.bench.run import run_benchmark
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.nvml.sample import SampleReader
+from tfgpu.probe.runner import worker_runner
 
 TUNE_SCRIPT = str(Path(__file__).parents[1] / "fakes" / "scripts" / "tune_tiny.py")
 
@@ -58,7 +59,7 @@ def test_mirrored_replicas_on_two_logical_gpus_train():
     spec = {"kind": "model", "model": "mnist_cnn", "batch": 256, "steps": 20}
     env = {**os.environ, "TFGPU_BENCH_LOGICAL_DEVICES": "2"}
     specs = [spec, {**spec, "replicas": 2, "all_reduce": "hierarchical"}]
-    result = run_benchmark("scaling", specs, bench_runner(), gpu_name=None, environ=env)
+    result = run_benchmark("scaling", specs, worker_runner("bench"), gpu_name=None, environ=env)
     assert all(e.ok and e.value for e in result.entries), [e.error for e in result.entries]
     assert result.entries[1].device.upper().startswith("/GPU")
 

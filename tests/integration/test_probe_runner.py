@@ -66,3 +66,39 @@ def test_interpreter_without_tensorflow_is_reported_as_missing():
 def test_missing_interpreter_is_a_crash_with_the_reason():
     run = SubprocessProbeRunner("/nonexistent/python").run("devices", timeout_seconds=5)
     assert run.status == "crashed" and "cannot start" in (run.problem or "")
+
+
+def test_a_warm_job_answers_from_one_child_and_replaces_a_dead_or_hung_one():
+    from tfgpu.probe.jobs import WarmJob
+
+    with WarmJob(fake("serves"), "trial", environ=dict(os.environ), args=("--script", "x.py")) as job:
+        first, second = job.submit({"do": "answer"}, 30), job.submit({"do": "answer"}, 30)
+        assert first.ok and first.data["pid"] == second.data["pid"] and first.data["args"] == ["--script", "x.py"]
+        assert job.starts == 1
+        crashed = job.submit({"do": "crash"}, 30)
+        assert crashed.status == "crashed" and crashed.failure_reason == "the worker died (signal 6)"
+        after = job.submit({"do": "answer"}, 30)
+        assert after.ok and after.data["pid"] != first.data["pid"] and job.starts == 2
+        began = time.monotonic()
+        hung = job.submit({"do": "hang"}, 1.5)
+        assert hung.status == "timed_out" and time.monotonic() - began < 10
+        with_no_answer = job.submit({"do": "exit"}, 30)
+        assert with_no_answer.status == "protocol_error" and "no output" in with_no_answer.failure_reason
+        assert job.submit({"do": "answer"}, 30).ok and job.starts == 4  # crash, hang and exit cost one each
+
+
+def test_a_session_keeps_the_crash_log_and_leaves_no_process():
+    session = fake("serves").serve("trial", env=dict(os.environ))
+    run = session.request({"do": "crash"}, 30)
+    assert run.status == "crashed" and run.signal == 6 and "illegal memory access" in run.stderr
+    assert not session.alive
+    live = fake("serves").serve("trial", env=dict(os.environ))
+    pid = live.request({"do": "answer"}, 30).envelope["data"]["pid"]
+    live.close()
+    assert not live.alive
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        raise AssertionError(f"the worker {pid} outlived close()")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from importlib import resources
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
@@ -13,18 +12,8 @@ from tfgpu.knowledge.measured import best_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.probe.jobs import run_job
-from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
+from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
-
-
-def bench_worker_path() -> str:
-    """The file path of ``bench_worker.py``, run by path like the probe worker."""
-    return str(resources.files("tfgpu.probe").joinpath("bench_worker.py"))
-
-
-def bench_runner(python: str | None = None) -> SubprocessProbeRunner:
-    """A ProbeRunner that runs the benchmark worker."""
-    return SubprocessProbeRunner(python, worker=bench_worker_path())
 
 
 def _env_groups(specs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, str], list[int]]]:

@@ -17,7 +17,7 @@ from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
     from tfgpu.nvml.client import NvmlClient
-    from tfgpu.probe.runner import ProbeRunner
+    from tfgpu.probe.runner import Worker, WorkerRunner
 
 
 def _pynvml_client() -> NvmlClient:
@@ -27,10 +27,10 @@ def _pynvml_client() -> NvmlClient:
     return PynvmlClient()
 
 
-def _subprocess_probe(python: str | None) -> ProbeRunner:
-    from tfgpu.probe.runner import SubprocessProbeRunner
+def _subprocess_worker(worker: Worker, python: str | None) -> WorkerRunner:
+    from tfgpu.probe.runner import worker_runner
 
-    return SubprocessProbeRunner(python)
+    return worker_runner(worker, python)
 
 
 def _user() -> str | None:
@@ -51,7 +51,8 @@ class CliEnvironment:
     color: bool
     runner_factory: Callable[[], CommandRunner] = SubprocessRunner
     nvml_factory: Callable[[], NvmlClient] = _pynvml_client
-    probe_factory: Callable[[str | None], ProbeRunner] = _subprocess_probe
+    worker_factory: Callable[[Worker, str | None], WorkerRunner] = _subprocess_worker
+    """The TensorFlow children (doctor's probe, bench, burn, tune) with the interpreter to run them."""
     user: str | None = None
     host: str | None = None
 

@@ -39,6 +39,8 @@ class Trial:
     """Peak of TF's allocator over the GPU's memory (None without a GPU)."""
     data: str | None = None
     """What the script's make_dataset() gave: "arrays" or "dataset" (None when the trial failed)."""
+    spread: float | None = None
+    """(slowest - fastest) / median epoch time of the timed window: how much to trust a small difference."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,16 @@ class TuneResult:
 
     trials: tuple[Trial, ...]
     baseline: Trial
+    """The start as measured (without XLA, which is judged last on the winner)."""
     best: Trial
     seconds: float
+    requested: TrialConfig | None = None
+    """The user's starting configuration, which the code change starts from (None: ``baseline``'s)."""
+
+    @property
+    def start_config(self) -> TrialConfig:
+        """What the user runs today."""
+        return self.requested or self.baseline.config
 
     @property
     def speedup(self) -> float | None:

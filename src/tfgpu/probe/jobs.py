@@ -5,7 +5,8 @@ of their own ("timed_out" here, "timeout" there; the error message kept by one, 
 another; TF_CPP_MIN_LOG_LEVEL forced by one, overridable in another). ``run_job`` does it once:
 the spec goes to a temporary JSON file, the child runs with TF's INFO and WARNING lines off
 unless the caller's environment sets them, and the result has a typed status and one
-``failure_reason`` written the same way for every job.
+``failure_reason`` written the same way for every job. ``WarmJob`` is the streaming variant:
+many specs answered by one child, a new child only when the last one died or hung.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tfgpu.probe.runner import ProbeRun, ProbeRunner
+from tfgpu.probe.runner import ProbeRun, ProbeRunner, ServingRunner, WorkerSession
 from tfgpu.probe.tf_logs import summarize_error
 
 JobStatus = Literal["ok", "failed", "timed_out", "crashed", "protocol_error"]
@@ -83,3 +84,49 @@ def run_job(
             args=(*args, spec_flag, path),
         )
     return job_result(run)
+
+
+class WarmJob:
+    """Specs answered one after another by one child of ``task`` (its ``--serve`` mode).
+
+    A timeout or a crash costs that spec and the child (``starts`` counts the children): the
+    next spec starts a fresh one. ``restart()`` ends the child on purpose, when a result (an
+    out-of-memory error, say) may have left it in a state the next spec should not inherit.
+    """
+
+    def __init__(
+        self,
+        runner: ServingRunner,
+        task: str,
+        *,
+        environ: Mapping[str, str],
+        args: Sequence[str] = (),
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.runner, self.task, self.args = runner, task, tuple(args)
+        self.env = job_environment(environ, extra_env)
+        self.starts = 0
+        self._session: WorkerSession | None = None
+
+    def submit(self, spec: Any, timeout_seconds: float) -> JobResult:
+        """One spec, in the running child or a new one; the timeout includes starting it."""
+        if self._session is None or not self._session.alive:
+            self.restart()
+            try:
+                self._session = self.runner.serve(self.task, env=self.env, args=self.args)
+            except OSError as exc:
+                return JobResult("crashed", failure_reason=f"cannot start the worker: {exc}")
+            self.starts += 1
+        return job_result(self._session.request(spec, timeout_seconds))
+
+    def restart(self) -> None:
+        """End the child; the next spec starts another."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def __enter__(self) -> WarmJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.restart()

@@ -1,5 +1,9 @@
 """Run ``worker.py`` by path in a child interpreter, with a timeout and the stderr tail kept.
 
+A worker can also serve many requests from one child (``WorkerSession``): importing TensorFlow
+and initialising the GPU take ~13 s on the H200, which a tuning trial of a few seconds should not
+pay again each time.
+
 Stderr goes to a temporary file, not a pipe, so a child that floods it cannot block or fill
 memory; only its last ``STDERR_TAIL_BYTES`` are read back. The worker is found with
 ``importlib.resources`` and run by file path, never with ``-m``: the child does not execute
@@ -8,6 +12,7 @@ memory; only its last ``STDERR_TAIL_BYTES`` are read back. The worker is found w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from tfgpu.probe.protocol import SCHEMA_VERSION
 from tfgpu.system.runner import kill_process_group, start_in_session
@@ -44,6 +49,95 @@ class ProbeRun:
     problem: str | None = None
 
 
+class WorkerSession:
+    """One worker child answering many requests (``python WORKER task --serve ARGS``).
+
+    A request is one line of JSON on the child's stdin, ``{"spec": PATH, "output": PATH}``; the
+    child writes the envelope to ``output`` (atomically) and reads the next line; EOF ends it.
+    A request that outlives its timeout kills the child, and a child that died stays dead:
+    whoever holds the session starts another, since a CUDA error or a hang can leave a
+    process unusable and nothing is retried in it.
+
+    Raises:
+        OSError: the interpreter cannot be started (from the constructor).
+    """
+
+    def __init__(self, python: str, worker: str, task: str, env: Mapping[str, str] | None, args: Sequence[str]) -> None:
+        self.python, self.task = python, task
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"tfgpu-{task}-serve-")
+        self._err_path = os.path.join(self._tmp.name, "stderr.log")
+        self._requests = 0
+        with open(self._err_path, "wb") as err:
+            try:
+                self._proc = start_in_session(
+                    [python, worker, task, "--serve", *args],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    env=env,
+                )
+            except OSError:
+                self._tmp.cleanup()
+                raise
+
+    @property
+    def alive(self) -> bool:
+        """The child is running and can take a request."""
+        return self._proc.poll() is None
+
+    def request(self, spec: Any, timeout_seconds: float, poll_seconds: float = 0.05) -> ProbeRun:
+        """Send ``spec`` and wait for its envelope; never raises for a failing child."""
+        self._requests += 1
+        spec_path = os.path.join(self._tmp.name, f"spec-{self._requests}.json")
+        output = os.path.join(self._tmp.name, f"result-{self._requests}.json")
+        with open(spec_path, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        start = time.monotonic()
+        try:
+            assert self._proc.stdin is not None
+            self._proc.stdin.write((json.dumps({"spec": spec_path, "output": output}) + "\n").encode())
+            self._proc.stdin.flush()
+        except OSError:
+            pass  # the child is gone: reported below, with its exit status
+        try:
+            while not os.path.exists(output) and self._proc.poll() is None:
+                if time.monotonic() - start > timeout_seconds:
+                    _kill(self._proc)
+                    return self._ended("timed_out", start, timeout_seconds, f"no answer within {timeout_seconds:.0f} s")
+                time.sleep(poll_seconds)
+        except KeyboardInterrupt:
+            self.close()
+            raise
+        envelope, problem = _read_envelope(output, self.task)
+        if envelope is not None:
+            rc = self._proc.returncode
+            return ProbeRun("ok", self.python, time.monotonic() - start, timeout_seconds, envelope, "", rc)
+        self._proc.wait()
+        status = "crashed" if self._proc.returncode != 0 else "protocol_error"
+        return self._ended(status, start, timeout_seconds, "the worker died" if status == "crashed" else problem)
+
+    def _ended(self, status: str, start: float, timeout: float, problem: str) -> ProbeRun:
+        """The failed request's run, with the child's stderr tail; the child is gone, and so are its files."""
+        rc = self._proc.returncode
+        sig = -rc if rc is not None and rc < 0 else None
+        run = ProbeRun(
+            status, self.python, time.monotonic() - start, timeout, None, _tail(self._err_path), rc, sig, problem
+        )
+        self.close()
+        return run
+
+    def close(self, grace_seconds: float = 10.0) -> None:
+        """End the child (EOF first, so it can free the GPU; killed after ``grace_seconds``) and its files."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+        if self._proc.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=grace_seconds)
+        _kill(self._proc)
+        self._tmp.cleanup()
+
+
 class ProbeRunner(Protocol):
     """Runs one worker task in a child process."""
 
@@ -59,17 +153,38 @@ class ProbeRunner(Protocol):
         ...
 
 
-def worker_path() -> str:
-    """The file path of ``worker.py`` inside the installed package."""
-    return str(resources.files("tfgpu.probe").joinpath("worker.py"))
+Worker = Literal["probe", "bench", "tune"]
+WORKER_FILES: dict[Worker, str] = {"probe": "worker.py", "bench": "bench_worker.py", "tune": "tune_worker.py"}
+"""The doctor's probe, bench's and burn's workloads, tune's trials: each a file run by path."""
+
+
+def worker_path(worker: Worker = "probe") -> str:
+    """The file path of a worker inside the installed package."""
+    return str(resources.files("tfgpu.probe").joinpath(WORKER_FILES[worker]))
+
+
+class ServingRunner(Protocol):
+    """Starts a worker that answers many requests (``WorkerSession``)."""
+
+    def serve(self, task: str, *, env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> WorkerSession:
+        """Start the child; raises OSError when it cannot start."""
+        ...
+
+
+class WorkerRunner(ProbeRunner, ServingRunner, Protocol):
+    """Both ways to run a worker: one task per child, or many from one child."""
 
 
 class SubprocessProbeRunner:
-    """The real ProbeRunner. ``python`` is the interpreter to probe (default: this one)."""
+    """The real WorkerRunner. ``python`` is the interpreter to probe (default: this one)."""
 
     def __init__(self, python: str | None = None, worker: str | None = None) -> None:
         self.python = python or sys.executable
         self.worker = worker or worker_path()
+
+    def serve(self, task: str, *, env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> WorkerSession:
+        """Start ``task`` as a serving child (see WorkerSession)."""
+        return WorkerSession(self.python, self.worker, task, env, args)
 
     def run(
         self,
@@ -164,3 +279,8 @@ def _read_envelope(path: str, task: str) -> tuple[dict[str, Any] | None, str]:
             f"unexpected envelope (schema_version {doc.get('schema_version') if isinstance(doc, dict) else '?'})",
         )
     return doc, ""
+
+
+def worker_runner(worker: Worker, python: str | None = None) -> SubprocessProbeRunner:
+    """The real runner of one of the workers, with ``python`` (default: this interpreter)."""
+    return SubprocessProbeRunner(python, worker=worker_path(worker))

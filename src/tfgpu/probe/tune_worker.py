@@ -1,22 +1,29 @@
-"""The tune worker: one measured training trial in a child interpreter, run by path.
+"""The tune worker: measured training trials in a child interpreter, run by path.
 
-    python tune_worker.py trial --script USER.py --config CONFIG.json --output FILE
+    python tune_worker.py trial --serve --script USER.py     # requests on stdin, one per line
 
 The user's script exposes ``build_model()`` (an uncompiled Keras model) and ``make_dataset()``
 (``(x, y)`` NumPy arrays, or an unbatched, finite ``tf.data.Dataset`` of ``(features, label)``), and
 optionally ``COMPILE`` (kwargs for ``model.compile``; default adam + sparse categorical
 crossentropy). The config picks batch size, input pipeline, precision, jit_compile and
-steps_per_execution; the result is samples/s after a warm-up and the loss after the same
-number of steps (for the numerical tolerance check), with the timed window on the system's
+steps_per_execution; the result is samples/s after a warm-up and the loss after the warm-up
+epoch (the same steps for every trial of a batch size: the numerical tolerance check), with the timed window on the system's
 monotonic clock (the parent's GPU sampler uses the same clock, so utilization is read over
-the timed steps only, not the warm-up). An out-of-memory error is a result, not a crash.
-Never imports tfgpu.
+the timed steps only, not the warm-up). The window lasts at least ``MIN_WINDOW_SECONDS``: a
+small model's epoch can take 0.1 s, and a rate timed over that is mostly the noise of epoch
+boundaries; the per-epoch rates give the spread the parent reports. An out-of-memory error is a
+result, not a crash.
+
+One process serves many trials (the protocol is tfgpu.probe.runner.WorkerSession):
+TensorFlow, the script and its data load once, each trial builds a new model, and the Keras
+session is cleared between trials. Never imports tfgpu.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib.util
 import json
 import os
@@ -28,6 +35,8 @@ from typing import Any
 SCHEMA_VERSION = 1
 MIN_TIMED_STEPS = 10
 """A large batch of a small dataset is a few steps per epoch: time enough epochs for this many."""
+MIN_WINDOW_SECONDS = 2.0
+MAX_TIMED_EPOCHS = 500
 
 
 def load_script(path: str) -> Any:
@@ -72,8 +81,34 @@ def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, An
     return {"x": ds}, count
 
 
-def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
-    """Build, compile, warm up, time at least an epoch (and MIN_TIMED_STEPS steps), and read the loss."""
+class EpochClock:
+    """Epoch durations on the monotonic clock (a Keras callback made on demand: keras loads lazily)."""
+
+    def __init__(self, keras: Any) -> None:
+        clock = self
+        self.durations: list[float] = []
+
+        class Callback(keras.callbacks.Callback):  # type: ignore[misc]
+            def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+                clock.began = time.monotonic()
+
+            def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+                clock.durations.append(time.monotonic() - clock.began)
+
+        self.began = 0.0
+        self.callback = Callback()
+
+
+def spread(durations: list[float]) -> float | None:
+    """(slowest - fastest) / median epoch time over three or more epochs: the noise of the figure."""
+    if len(durations) < 3:
+        return None
+    ordered = sorted(durations)
+    return (ordered[-1] - ordered[0]) / ordered[len(ordered) // 2]
+
+
+def run_trial(tf: Any, module: Any, config: dict[str, Any], data: Any = None) -> dict[str, Any]:
+    """Build, compile, warm up, time at least ``MIN_WINDOW_SECONDS`` (and MIN_TIMED_STEPS steps), read the loss."""
     import keras
 
     fake_oom = os.environ.get("TFGPU_TUNE_FAKE_OOM_ABOVE")
@@ -81,26 +116,43 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
         raise tf.errors.ResourceExhaustedError(
             None, None, f"OOM when allocating tensor with shape[{config['batch_size']},...] (simulated)"
         )
+    gpu = bool(tf.config.list_logical_devices("GPU"))
+    if gpu:
+        with contextlib.suppress(ValueError, KeyError, RuntimeError):
+            tf.config.experimental.reset_memory_stats("GPU:0")  # the peak of this trial, not of the process
     keras.utils.set_random_seed(0)
     keras.mixed_precision.set_global_policy(config.get("precision", "float32"))
-    model = module.build_model()
-    compile_kwargs = dict(getattr(module, "COMPILE", {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}))
-    jit = config.get("jit_compile", "auto")
-    model.compile(**compile_kwargs, jit_compile=jit, steps_per_execution=int(config.get("steps_per_execution", 1)))
-    data = module.make_dataset()
-    fit_args, count = make_input(tf, data, config)
-    start = time.perf_counter()
-    model.fit(**fit_args, epochs=1, verbose=0)  # warm-up: tracing, autotuning, XLA compilation
-    warmup = time.perf_counter() - start
-    steps_per_epoch = -(-count // int(config["batch_size"])) if count else MIN_TIMED_STEPS
-    epochs = max(int(config.get("epochs", 1)), -(-MIN_TIMED_STEPS // steps_per_epoch))
-    window_start = time.monotonic()
-    history = model.fit(**fit_args, epochs=epochs, verbose=0)
-    window_end = time.monotonic()
+    try:
+        model = module.build_model()
+        compile_kwargs = dict(
+            getattr(module, "COMPILE", {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"})
+        )
+        model.compile(
+            **compile_kwargs,
+            jit_compile=config.get("jit_compile", "auto"),
+            steps_per_execution=int(config.get("steps_per_execution", 1)),
+        )
+        data = module.make_dataset() if data is None else data
+        fit_args, count = make_input(tf, data, config)
+        start = time.perf_counter()
+        first = model.fit(**fit_args, epochs=1, verbose=0)  # warm-up: tracing, autotuning, XLA compilation
+        warmup = time.perf_counter() - start
+        steps_per_epoch = -(-count // int(config["batch_size"])) if count else MIN_TIMED_STEPS
+        epochs = max(int(config.get("epochs", 1)), -(-MIN_TIMED_STEPS // steps_per_epoch))
+        clock = EpochClock(keras)
+        window_start = time.monotonic()
+        model.fit(**fit_args, epochs=epochs, verbose=0, callbacks=[clock.callback])
+        per_epoch = (time.monotonic() - window_start) / epochs
+        more = min(MAX_TIMED_EPOCHS, int(MIN_WINDOW_SECONDS / max(per_epoch, 1e-6))) - epochs
+        if more > 0:
+            model.fit(**fit_args, epochs=more, verbose=0, callbacks=[clock.callback])
+            epochs += more
+        window_end = time.monotonic()
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
     seconds = window_end - window_start
-    keras.mixed_precision.set_global_policy("float32")
     peak = None
-    if tf.config.list_logical_devices("GPU"):
+    if gpu:
         # Bytes TF's allocator had in use at most (not what it reserved); an allocator without
         # statistics leaves the trial to be judged without the headroom rule.
         with contextlib.suppress(ValueError, KeyError, RuntimeError):
@@ -110,48 +162,73 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any]) -> dict[str, Any]:
         "seconds": seconds,
         "timed_window": [window_start, window_end],
         "timed_steps": epochs * steps_per_epoch,
+        "spread": spread(clock.durations),
         "data": "arrays" if isinstance(data, tuple) else "dataset",
         "warmup_seconds": warmup,
         "memory_peak_bytes": peak,
-        "loss": float(history.history["loss"][-1]),
+        "loss": float(first.history["loss"][-1]),  # after one epoch whatever the window: comparable
     }
+
+
+class Trials:
+    """TensorFlow, the user's script and its data, loaded on the first trial and kept for the next."""
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.tf: Any = None
+        self.module: Any = None
+        self.data: Any = None
+
+    def envelope(self, config_path: str) -> dict[str, Any]:
+        """One trial's envelope: outcome ok or oom in ``data``, anything else in ``error``."""
+        envelope: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "task": "trial", "ok": False, "data": {}}
+        envelope["error"] = None
+        try:
+            with open(config_path, encoding="utf-8") as fh:
+                config = json.load(fh)
+            if self.tf is None:
+                import tensorflow as tf
+
+                self.tf = tf
+            if self.module is None:
+                self.module = load_script(self.script)
+                self.data = self.module.make_dataset()
+            try:
+                envelope["data"] = {"outcome": "ok", **run_trial(self.tf, self.module, config, self.data)}
+            except self.tf.errors.ResourceExhaustedError as exc:
+                text = str(exc).strip()
+                envelope["data"] = {"outcome": "oom", "message": text.splitlines()[0] if text else "OOM"}
+            envelope["ok"] = True
+        except BaseException as exc:  # noqa: BLE001 - the user's script may raise anything
+            envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+        finally:
+            if self.tf is not None:
+                import keras
+
+                keras.backend.clear_session()
+                gc.collect()
+        return envelope
+
+
+def write_envelope(envelope: dict[str, Any], path: str) -> None:
+    """Atomically: the parent sees the whole envelope or none."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(envelope, fh)
+    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one trial and write its envelope (outcome ok, oom or error)."""
+    """Answer each request on stdin (one line of JSON: the config's path and the envelope's) until EOF."""
     parser = argparse.ArgumentParser()
     parser.add_argument("task", choices=("trial",))
+    parser.add_argument("--serve", action="store_true", required=True)
     parser.add_argument("--script", required=True)
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--output", required=True)
     args = parser.parse_args(argv)
-    envelope: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "task": "trial",
-        "ok": False,
-        "data": {},
-        "error": None,
-    }
-    try:
-        with open(args.config, encoding="utf-8") as fh:
-            config = json.load(fh)
-        import tensorflow as tf
-
-        module = load_script(args.script)
-        try:
-            envelope["data"] = {"outcome": "ok", **run_trial(tf, module, config)}
-        except tf.errors.ResourceExhaustedError as exc:
-            envelope["data"] = {
-                "outcome": "oom",
-                "message": str(exc).strip().splitlines()[0] if str(exc).strip() else "OOM",
-            }
-        envelope["ok"] = True
-    except BaseException as exc:  # noqa: BLE001 - the user's script may raise anything
-        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
-    tmp = f"{args.output}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(envelope, fh)
-    os.replace(tmp, args.output)
+    trials = Trials(args.script)
+    for line in sys.stdin:
+        request = json.loads(line)
+        write_envelope(trials.envelope(request["spec"]), request["output"])
     return 0
 
 

@@ -15,7 +15,7 @@ def describe(trial: Trial) -> str:
     return f"batch {c.batch_size}, {c.input}, {c.precision}, jit={c.jit_compile}, spe={c.steps_per_execution}, {c.allocator}"
 
 
-TRIAL_COLUMNS = ("step", "configuration", "samples/s", "GPU busy", "warm-up", "outcome", "reason")
+TRIAL_COLUMNS = ("step", "configuration", "samples/s", "spread", "GPU busy", "warm-up", "outcome", "reason")
 """The header of the live table, one name per field of ``trial_row``."""
 
 
@@ -23,22 +23,42 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     """One row of the live table."""
     rate = f"{trial.samples_per_second:,.0f}" if trial.samples_per_second else "-"
     util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
-    warmup = f"warm-up {trial.warmup_seconds:.1f} s" if trial.warmup_seconds is not None else "-"
-    return (trial.step, describe(trial), rate, util, warmup, trial.outcome, printable(trial.reason))
+    warmup = f"{trial.warmup_seconds:.1f} s" if trial.warmup_seconds is not None else "-"
+    spread = f"±{trial.spread / 2:.0%}" if trial.spread is not None else "-"
+    return (trial.step, describe(trial), rate, spread, util, warmup, trial.outcome, printable(trial.reason))
+
+
+def trial_count(result: TuneResult) -> str:
+    """How many trials ran and how many the budget left out: "12 trials ran, 2 skipped"."""
+    skipped = sum(t.outcome == "skipped" for t in result.trials)
+    ran = len(result.trials) - skipped
+    return f"{ran} trial{'s' if ran != 1 else ''} ran" + (f", {skipped} skipped" if skipped else "")
 
 
 def winner_line(result: TuneResult) -> str:
     """The verdict: the winner, its rate and its speedup over the start (or why there is none)."""
     best, start = result.best, result.baseline
+    measured = "" if start.config == result.start_config else " without XLA"
     against = (
-        f"{result.speedup:.2f}x the starting configuration ({start.samples_per_second:,.0f} samples/s)"
+        f"{result.speedup:.2f}x the starting configuration{measured} ({start.samples_per_second:,.0f} samples/s)"
         if result.speedup
-        else f"the starting configuration gave no figure ({start.outcome}: {start.reason})"
+        else f"the starting configuration gave no figure ({start.outcome}: {printable(start.reason)})"
     )
+    spread = f" (±{best.spread / 2:.0%} between epochs)" if best.spread is not None else ""
     return (
-        f"Winner: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s, {against}, "
-        f"{len(result.trials)} trials in {result.seconds:.0f} s"
+        f"Winner: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s{spread}, {against}; "
+        f"{trial_count(result)} in {result.seconds:.0f} s"
     )
+
+
+def best_so_far_line(best: Trial, start: Trial | None) -> str:
+    """The recommendation while the search goes on."""
+    gain = (
+        f", {best.samples_per_second / start.samples_per_second:.2f}x the start"
+        if start is not None and start.samples_per_second and best.samples_per_second
+        else ""
+    )
+    return f"  best so far: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s{gain}"
 
 
 def render_tune_json(
@@ -47,6 +67,7 @@ def render_tune_json(
     caveat: str | None,
     xla_note: str | None = None,
     precision_note: str | None = None,
+    processes: int | None = None,
 ) -> str:
     """``--json``."""
     return (
@@ -57,6 +78,7 @@ def render_tune_json(
                 "command": "tune",
                 **encode(result),
                 "speedup": result.speedup,
+                "tensorflow_processes": processes,
                 "code_change": code,
                 "batch_caveat": caveat,
                 "xla_break_even": xla_note,

@@ -105,16 +105,21 @@ def _read_bounded(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes
 
 
 def start_in_session(
-    argv: Sequence[str], *, stdout: int | IO[bytes], stderr: int | IO[bytes], env: Mapping[str, str] | None = None
+    argv: Sequence[str],
+    *,
+    stdout: int | IO[bytes],
+    stderr: int | IO[bytes],
+    env: Mapping[str, str] | None = None,
+    stdin: int | IO[bytes] = subprocess.DEVNULL,
 ) -> subprocess.Popen[bytes]:
-    """Start a child with no stdin in a session of its own, so kill_process_group can end it all.
+    """Start a child (no stdin unless given one) in a session of its own, so kill_process_group can end it all.
 
     Raises:
         OSError: the program cannot be started.
     """
     return subprocess.Popen(
         list(argv),
-        stdin=subprocess.DEVNULL,
+        stdin=stdin,
         stdout=stdout,
         stderr=stderr,
         env=dict(env) if env is not None else None,

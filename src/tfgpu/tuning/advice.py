@@ -8,8 +8,13 @@ from tfgpu.model.tune import TrialConfig, TuneResult
 from tfgpu.monitor.verdict import BUSY_PERCENT  # "busy" means the same as in the training verdict
 
 
+def _jit(value: bool | str) -> bool | str:
+    """Keras's "auto" is XLA on (TensorFlow backend, a model that supports it): the same setting as True."""
+    return True if value == "auto" else value
+
+
 def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
-    """A diff-style snippet from the starting configuration to the winner."""
+    """A diff-style snippet from the starting configuration to the winner ("" when they do the same)."""
     lines = []
     if best.precision != baseline.precision or best.allocator != baseline.allocator:
         args = []
@@ -18,30 +23,30 @@ def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
         if best.allocator == "cuda_malloc_async":
             args.append('memory="async"')
         lines.append(f"+ tfgpu.setup({', '.join(args)})   # first thing, before any model code")
-    if baseline.input == "numpy":
-        old_fit = f"model.fit(x, y, batch_size={baseline.batch_size})"
-    else:
-        old_fit = f"model.fit(ds.batch({baseline.batch_size}))"
     compile_extra = []
-    if best.jit_compile != baseline.jit_compile:
+    if _jit(best.jit_compile) != _jit(baseline.jit_compile):
         compile_extra.append(f"jit_compile={best.jit_compile!r}")
     if best.steps_per_execution != baseline.steps_per_execution:
         compile_extra.append(f"steps_per_execution={best.steps_per_execution}")
     if compile_extra:
         lines.append("- model.compile(optimizer=..., loss=...)")
         lines.append(f"+ model.compile(optimizer=..., loss=..., {', '.join(compile_extra)})")
-    lines.append(f"- {old_fit}")
-    if best.input == "numpy":
-        lines.append(f"+ model.fit(x, y, batch_size={best.batch_size})")
-    else:
-        cache = ".cache()" if best.input == "tf.data+cache" else ""
-        prefetch = (
-            '.apply(tf.data.experimental.prefetch_to_device("/GPU:0"))'
-            if best.input == "tf.data+device"
-            else ".prefetch(tf.data.AUTOTUNE)"
-        )
-        lines.append(f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}.batch({best.batch_size}){prefetch}")
-        lines.append("+ model.fit(ds)")
+    if (best.input, best.batch_size) != (baseline.input, baseline.batch_size):
+        if baseline.input == "numpy":
+            lines.append(f"- model.fit(x, y, batch_size={baseline.batch_size})")
+        else:
+            lines.append(f"- model.fit(ds.batch({baseline.batch_size}))")
+        if best.input == "numpy":
+            lines.append(f"+ model.fit(x, y, batch_size={best.batch_size})")
+        else:
+            cache = ".cache()" if best.input == "tf.data+cache" else ""
+            prefetch = (
+                '.apply(tf.data.experimental.prefetch_to_device("/GPU:0"))'
+                if best.input == "tf.data+device"
+                else ".prefetch(tf.data.AUTOTUNE)"
+            )
+            lines.append(f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}.batch({best.batch_size}){prefetch}")
+            lines.append("+ model.fit(ds)")
     return "\n".join(lines)
 
 

@@ -1,37 +1,41 @@
-"""Run tuning trials in TensorFlow children (one per trial, so an OOM or a hang costs one trial)."""
+"""Run tuning trials in a warm TensorFlow child, a new one only when a trial needs or breaks it.
+
+Importing TensorFlow and initialising the GPU cost ~13 s a process on the H200, and a fresh
+child per trial spent most of a 5-minute budget on that. Now one child runs trial after trial
+(a new model each time). A new child starts when a trial needs settings read only at process
+start (the allocator: ``TF_GPU_ALLOCATOR``), and after a trial that timed out, crashed or ran out
+of memory: a CUDA error or a fragmented allocator must not decide the next trial.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 from collections.abc import Mapping
-from importlib import resources
 
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.probe.jobs import run_job
-from tfgpu.probe.runner import ProbeRunner, SubprocessProbeRunner
+from tfgpu.probe.jobs import WarmJob
+from tfgpu.probe.runner import ServingRunner
 
 
-def tune_worker_path() -> str:
-    """The file path of ``tune_worker.py``."""
-    return str(resources.files("tfgpu.probe").joinpath("tune_worker.py"))
-
-
-def tune_runner(python: str | None = None) -> SubprocessProbeRunner:
-    """A ProbeRunner that runs the tune worker."""
-    return SubprocessProbeRunner(python, worker=tune_worker_path())
+def process_settings(config: TrialConfig) -> dict[str, str]:
+    """The environment a trial's child needs: what TensorFlow reads once, at start."""
+    return {"TF_GPU_ALLOCATOR": "cuda_malloc_async"} if config.allocator == "cuda_malloc_async" else {}
 
 
 class TrialRunner:
-    """Measures one configuration of the user's script, sampling GPU utilization meanwhile."""
+    """Measures one configuration of the user's script, sampling GPU utilization meanwhile.
+
+    Use it as a context manager (or call ``close()``): the warm child lives until then.
+    """
 
     def __init__(
         self,
         script: str,
-        runner: ProbeRunner,
+        runner: ServingRunner,
         nvml: NvmlClient | None,
         environ: Mapping[str, str],
         timeout_seconds: float = 900.0,
@@ -41,34 +45,32 @@ class TrialRunner:
         self.nvml = nvml
         self.environ = dict(environ)
         self.timeout_seconds = timeout_seconds
+        self.processes = 0
+        """TensorFlow children started so far (the first, one per change of settings, one per restart)."""
+        self._job: WarmJob | None = None
+        self._settings: dict[str, str] | None = None
 
     def __call__(self, step: str, config: TrialConfig, timeout_seconds: float | None = None) -> Trial:
         """One trial, given at most ``timeout_seconds`` (the search's budget left); any failure of the child is an outcome."""
         timeout = self.timeout_seconds if timeout_seconds is None else min(self.timeout_seconds, timeout_seconds)
-        extra = {"TF_GPU_ALLOCATOR": "cuda_malloc_async"} if config.allocator == "cuda_malloc_async" else {}
+        job = self._job_for(process_settings(config))
         sampler = self._sampler()
         if sampler:
             sampler.start()
+        starts = job.starts
         try:
-            job = run_job(
-                self.runner,
-                "trial",
-                dataclasses.asdict(config),
-                environ=self.environ,
-                timeout_seconds=timeout,
-                spec_flag="--config",
-                args=("--script", self.script),
-                extra_env=extra,
-            )
+            result = job.submit(dataclasses.asdict(config), timeout)
         finally:
             if sampler:
                 sampler.stop()
-        if job.status == "timed_out":
-            return Trial(step, config, "timeout", reason=job.failure_reason)
-        if not job.ok:
-            return Trial(step, config, "error", reason=job.failure_reason)
-        data = job.data
+        self.processes += job.starts - starts
+        if result.status == "timed_out":
+            return Trial(step, config, "timeout", reason=result.failure_reason)
+        if not result.ok:
+            return Trial(step, config, "error", reason=result.failure_reason)
+        data = result.data
         if data.get("outcome") == "oom":
+            job.restart()
             return Trial(step, config, "oom", reason=data.get("message", "out of memory"))
         peak, total = data.get("memory_peak_bytes"), self._memory_total()
         return Trial(
@@ -81,7 +83,30 @@ class TrialRunner:
             warmup_seconds=data.get("warmup_seconds"),
             memory_peak_fraction=peak / total if peak and total else None,
             data=data.get("data"),
+            spread=data.get("spread"),
         )
+
+    def _job_for(self, settings: dict[str, str]) -> WarmJob:
+        """The warm child for these start-time settings; one child at a time, since each holds GPU memory."""
+        if self._job is None or settings != self._settings:
+            self.close()
+            self._job = WarmJob(
+                self.runner, "trial", environ=self.environ, args=("--script", self.script), extra_env=settings
+            )
+            self._settings = settings
+        return self._job
+
+    def close(self) -> None:
+        """End the warm child."""
+        if self._job is not None:
+            self._job.restart()
+            self._job = None
+
+    def __enter__(self) -> TrialRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _memory_total(self) -> int | None:
         if self.nvml is None:
@@ -103,13 +128,9 @@ class TrialRunner:
 
 
 def _utilization(sampler: Sampler | None, window: list[float] | None) -> float | None:
-    """Mean utilization over the child's timed steps (the child reports them on the same monotonic clock).
-
-    Without a window (an older worker), from the first busy sample on: the warm-up then counts,
-    which for a ResNet-50 trial is most of the child's GPU time.
-    """
-    if sampler is None:
+    """Mean utilization over the child's timed steps (the child reports them on the same monotonic clock)."""
+    if sampler is None or not window:
         return None
-    since, until = (window[0], window[1]) if window else (sampler.first_busy(), None)
+    since, until = window[0], window[1]
     stats = sampler.stats(since=since, until=until)
     return stats[0].get("utilization_percent").mean if stats else None

@@ -4,12 +4,12 @@ Why: the dimensions interact weakly on most models, a grid of 3 pipelines × ~8 
 3 precisions × 2 XLA × 3 steps_per_execution × 2 allocators is ~900 trials, and each trial
 restarts TensorFlow. So each dimension is settled in turn, keeping the best so far.
 
-XLA is judged last. When the start has it on (Keras's jit_compile="auto" means XLA on a GPU),
-the search goes on from the same configuration without it, faster or not: every trial that
-inherits XLA pays its compilation again, and on the H200 that was 55-62 s per new input
-shape for the small MNIST CNN (a trial without it takes ~15 s), which spent a 300 s budget
-in three trials. XLA is then tried on the final configuration, and the start itself stays a
-candidate, so nothing XLA wins is lost. In between: the input pipeline, precision (before
+XLA is judged last, on the winner. When the start has it on (Keras's jit_compile="auto" means
+XLA on a GPU), the start is measured without it: each new input shape costs XLA a compilation
+(55-62 s for the small MNIST CNN on the H200, minutes for ResNet-50), which would spend a 5-minute
+budget in a few trials and tell nothing about the other dimensions. The final XLA trial on the
+winner measures the compilation once (as its warm-up) and the warm rate, so the report can say
+after how many samples it repays. In between: the input pipeline, precision (before
 the batch: mixed precision halves activation memory, so the batch search then finds the
 largest batch for the precision actually used), the batch size, and the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
 binary search between the last size that fitted and the first that did not finds the largest
@@ -19,8 +19,7 @@ the same steps stays within ``loss_tolerance`` of the float32 run of the same co
 
 The budget is a hard limit: each trial is given the time left and killed when it runs out, and
 none starts when less is left than the quickest trial took. The start is measured whatever the
-budget, for at most a third of it (and at least two minutes); when it has XLA on and is still
-compiling then, the search goes on from XLA off, which becomes the reference. Data that are
+budget, for at most a third of it (and at least a minute: it also starts TensorFlow). Data that are
 arrays in memory skip the cache() trial, which could only add a copy. There is no parallel-map
 trial: the script hands over its data, not its map function, and tf.data already runs a
 stateless ``map()`` in parallel by default (``map_parallelization``, "If None, defaults to
@@ -39,10 +38,9 @@ Measure = Callable[[str, TrialConfig, float], Trial]
 """``measure(step, config, timeout_seconds)``: one trial, killed after the timeout."""
 MIN_GAIN = 1.05
 BASELINE_SHARE = 1 / 3
-BASELINE_MIN_SECONDS = 120.0
+BASELINE_MIN_SECONDS = 60.0
 """The start is always measured (nothing can be compared without it), for up to a third of the
-budget but at least this long: on the H200, ResNet-50 with Keras's default XLA did not finish
-compiling in 225 s, and such a start must not spend the whole budget."""
+budget but at least this long (it includes importing TensorFlow: ~13 s on the H200)."""
 MAX_BATCH = 1 << 16
 HEADROOM = 0.9
 """A batch whose peak use of GPU memory is above this share counts as not fitting: fragmentation,
@@ -73,21 +71,30 @@ def search(
     loss_tolerance: float = 0.1,
     clock: Callable[[], float] = time.monotonic,
     on_trial: Callable[[Trial], None] | None = None,
+    on_best: Callable[[Trial], None] | None = None,
 ) -> TuneResult:
     """Run the trials; ``mixed_policies`` are the Keras mixed policies worth trying on this GPU (may be empty).
 
-    ``on_trial`` sees each trial once its fate is decided (kept, slower, numerically off, OOM…).
+    ``on_trial`` sees each trial once its fate is decided (kept, slower, numerically off, OOM…),
+    ``on_best`` each new best after it (the recommendation so far).
     """
     start = clock()
     trials: list[Trial] = []
     pending: list[int] = []
     quickest: float | None = None  # wall time of the quickest trial that finished
+    plain = replace(baseline, jit_compile=False)
+    best = Trial("start", plain, "pending")  # until the start is measured: never announced
+    announced: Trial | None = None
 
     def settle() -> None:
+        nonlocal announced
         while pending:
             index = pending.pop(0)
             if on_trial:
                 on_trial(trials[index])
+        if on_best and best is not announced and best.outcome == "ok":
+            on_best(best)
+            announced = best
 
     def record(trial: Trial) -> Trial:
         trials.append(trial)
@@ -152,27 +159,12 @@ def search(
         mark(trial, "memory-headroom", f"TF's allocator peaked at {trial.memory_peak_fraction:.0%} of GPU memory")
         return True
 
-    first = run("baseline", baseline, max(BASELINE_MIN_SECONDS, budget_seconds * BASELINE_SHARE))
-    if first.outcome != "ok" and (first.outcome != "timeout" or baseline.jit_compile is False):
+    step = "start" if plain == baseline else "start, XLA off (tried last)"
+    first = run(step, plain, max(BASELINE_MIN_SECONDS, budget_seconds * BASELINE_SHARE))
+    if first.outcome != "ok":
         settle()
-        return TuneResult(tuple(trials), first, first, clock() - start)
+        return TuneResult(tuple(trials), first, first, clock() - start, baseline)
     best = first
-
-    if best.config.jit_compile is not False:
-        trial = run("XLA off", replace(best.config, jit_compile=False))
-        if first.outcome != "ok":  # the start was still compiling when its time ran out
-            if trial.outcome != "ok":
-                settle()
-                return TuneResult(tuple(trials), first, first, clock() - start)
-            mark(trial, "ok", "the reference from here on: the start gave no figure")
-            trial = trials[-1]
-        elif trial.outcome == "ok" and not _numerically_close(trial, best, loss_tolerance):
-            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {best.loss:.4g} with XLA")
-        elif trial.outcome == "ok" and not _better(trial, best, 1.0):
-            mark(trial, "ok", "slower than the start, kept to search without compile costs; XLA is tried last")
-            trial = trials[-1]
-        if trial.outcome == "ok":
-            best = trial
 
     for pipeline in ("tf.data", "tf.data+cache", "tf.data+device"):
         config = replace(best.config, input=pipeline)
@@ -225,10 +217,7 @@ def search(
     config = replace(best.config, allocator="cuda_malloc_async")
     best = keep_if_faster("allocator", config, "no faster than the BFC allocator")
 
-    if best.config.jit_compile is not True:
-        config = replace(best.config, jit_compile=True)
-        best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
-    if _better(first, best, 1.0):
-        best = first  # the start (with XLA) beat everything found without it
+    config = replace(best.config, jit_compile=True)
+    best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
     settle()
-    return TuneResult(tuple(trials), first, best, clock() - start)
+    return TuneResult(tuple(trials), first, best, clock() - start, baseline)

@@ -23,5 +23,5 @@ def test_utilization_is_read_over_the_timed_window_only():
     window = [start + 0.55, start + 1.45]  # half idle, half busy
     inside = [s.utilization_percent for s in sampler.samples() if window[0] <= s.time_seconds <= window[1]]
     assert len(inside) == 9 and _utilization(sampler, window) == fmean(inside) < 60
-    busy = [s.utilization_percent for s in sampler.samples(since=sampler.first_busy())]
-    assert _utilization(sampler, None) == fmean(busy) > 99 and _utilization(None, window) is None
+    # no window (the trial failed) or no GPU: no figure, rather than one over the child's whole life
+    assert _utilization(sampler, None) is None and _utilization(None, window) is None

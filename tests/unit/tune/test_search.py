@@ -41,8 +41,9 @@ def test_search_finds_the_largest_useful_batch_the_pipeline_and_precision():
     )
     best = result.best.config
     assert best.input == "tf.data+cache" and best.batch_size == 512 and best.precision == "mixed_bfloat16"
-    # XLA off is settled first (it stays off unless clearly slower: XLA must earn its compile time)
-    assert result.trials[1].step == "XLA off" and best.jit_compile is False and result.speedup > 10
+    # the start is measured without XLA; XLA must earn its compile time on the winner, last
+    assert result.trials[0].step == "start, XLA off (tried last)" and result.trials[0].config.jit_compile is False
+    assert best.jit_compile is False and result.speedup > 10 and result.start_config == TrialConfig(batch_size=64)
     assert [t.outcome for t in result.trials if t.step == "XLA"] == ["slower"]
     assert any(t.outcome == "slower" for t in result.trials)
 
@@ -94,10 +95,33 @@ def test_xla_is_judged_last_even_when_it_wins_at_the_start():
     # As on the H200: XLA faster at the seed's batch 64, but each XLA trial pays its compilation.
     result = search(TrialConfig(batch_size=64), fake_measure(xla_gain=1.4), budget_seconds=1e9, mixed_policies=())
     steps = [(t.step, t.config.jit_compile) for t in result.trials]
-    assert steps[1] == ("XLA off", False) and result.trials[1].outcome == "ok"
-    assert "kept to search without compile costs" in result.trials[1].reason
-    assert all(jit is False for step, jit in steps[1:-1]) and steps[-1] == ("XLA", True)
+    assert all(jit is False for step, jit in steps[:-1]) and steps[-1] == ("XLA", True)
     assert result.best.config.jit_compile is True and result.best.config.batch_size == 512
+    code = code_change(result.start_config, result.best.config)
+    assert "jit_compile" not in code  # Keras's "auto" is XLA on already: only the batch and pipeline change
+
+
+def test_on_best_sees_each_new_recommendation_once_after_its_trial():
+    events: list = []
+    search(
+        TrialConfig(batch_size=64),
+        fake_measure(oom_above=256),
+        budget_seconds=1e9,
+        mixed_policies=(),
+        on_trial=lambda t: events.append(("trial", t.step, t.config.batch_size, t.config.input)),
+        on_best=lambda t: events.append(("best", t.step, t.config.batch_size, t.config.input)),
+    )
+    bests = [e for e in events if e[0] == "best"]
+    assert bests[0] == ("best", "start, XLA off (tried last)", 64, "numpy") and events[1] == bests[0]
+    assert [b[2] for b in bests if b[1] == "batch size"] == [128, 256] and len(set(bests)) == len(bests)
+    assert all(events.index(("trial", *b[1:])) < events.index(b) for b in bests)
+
+
+def test_no_change_is_no_diff():
+    assert code_change(TrialConfig(64), TrialConfig(64, jit_compile=False)) == (
+        "- model.compile(optimizer=..., loss=...)\n+ model.compile(optimizer=..., loss=..., jit_compile=False)"
+    )
+    assert code_change(TrialConfig(64), TrialConfig(64, jit_compile=True)) == ""
 
 
 def test_the_start_stays_the_winner_when_nothing_beats_it():
@@ -161,28 +185,6 @@ def test_xla_break_even_counts_the_samples_that_repay_its_compilation():
     assert xla_break_even(TuneResult((plain,), plain, plain, 10.0)) is None
 
 
-def test_a_start_still_compiling_xla_when_its_time_runs_out_hands_over_to_xla_off():
-    # As ResNet-50 on the H200: jit_compile="auto" had not finished compiling after 225 s.
-    calls: list = []
-    plain = fake_measure(calls=calls)
-
-    def measure(step, config, timeout):
-        if config.jit_compile is not False:
-            calls.append((step, config, timeout))
-            return Trial(step, config, "timeout", reason=f"no answer within {timeout:.0f} s")
-        return plain(step, config, timeout)
-
-    result = search(TrialConfig(batch_size=64), measure, budget_seconds=600, mixed_policies=())
-    assert calls[0][2] == 200 and result.trials[0].outcome == "timeout"  # a third of the budget for the start
-    assert result.trials[1].step == "XLA off" and "reference from here on" in result.trials[1].reason
-    assert result.best.config.jit_compile is False and result.best.config.batch_size == 512
-    assert result.speedup is None and result.baseline is result.trials[0]
-
-    from tfgpu.report.tune import winner_line
-
-    assert "the starting configuration gave no figure (timeout: no answer within 200 s)" in winner_line(result)
-
-
 def test_a_start_without_xla_that_times_out_ends_the_search():
     def measure(step, config, timeout):
         return Trial(step, config, "timeout", reason="no answer within 120 s")
@@ -201,14 +203,14 @@ def test_later_trials_get_the_budget_left_and_none_starts_that_cannot_finish():
         return plain(step, config, timeout)
 
     result = search(TrialConfig(batch_size=64), measure, budget_seconds=100, mixed_policies=(), clock=lambda: now[0])
-    assert [c[2] for c in calls] == [120.0, 70.0, 40.0]  # the start's floor, then what is left
+    assert [c[2] for c in calls] == [60.0, 70.0, 40.0]  # the start's floor, then what is left
     skipped = [t for t in result.trials if t.outcome == "skipped"]
     assert skipped and skipped[0].reason == "10 s left, the quickest trial took 30 s"
 
 
 def test_a_trial_cut_by_the_budget_says_so():
     def measure(step, config, timeout):
-        if step == "baseline":
+        if step == "start":
             return Trial(step, config, "ok", 100.0, 0.5, data="arrays")
         return Trial(step, config, "timeout", reason=f"no answer within {timeout:.0f} s")
 

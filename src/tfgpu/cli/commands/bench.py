@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tfgpu.bench.run import bench_runner, compare, run_benchmark
+from tfgpu.bench.run import compare, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         result = run_benchmark(
             args.suite,
             specs,
-            bench_runner(args.python),
+            env.worker_factory("bench", args.python),
             gpu_name=gpu_name,
             environ=env.environ,
             timeout_seconds=args.timeout,

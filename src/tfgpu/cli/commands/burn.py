@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu.bench.run import bench_runner
 from tfgpu.cli.argtypes import gpu_indices, positive_minutes
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             args.minutes * 60,
             gpus,
             names,
-            bench_runner,
+            lambda: env.worker_factory("bench", None),
             nvml if gpus else None,
             env.environ,
             temp_limit=args.temp_limit,

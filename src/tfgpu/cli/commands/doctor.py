@@ -110,7 +110,7 @@ def load_facts(path: str) -> Facts:
 
 def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Facts:
     """Static facts, then (unless ``probe`` is False) what TF does in a child process."""
-    runner = env.probe_factory(args.python)
+    runner = env.worker_factory("probe", args.python)
     interpreter = None
     search_path = None
     if args.python:

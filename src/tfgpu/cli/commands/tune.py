@@ -13,7 +13,7 @@ from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.report.sanitize import printable
 from tfgpu.tuning.advice import batch_caveat, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
-from tfgpu.tuning.run import TrialRunner, tune_runner
+from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
 TEMPLATE = """# A script for `tfgpu tune`: two functions, nothing runs at import.
@@ -57,35 +57,46 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     except (SyntaxError, ValueError, TypeError) as exc:
         raise UsageError(f"{args.script}: {exc}") from None
     nvml = env.nvml_factory()
-    measure = TrialRunner(args.script, tune_runner(args.python), nvml, env.environ)
     from tfgpu.report.text import make_console
-    from tfgpu.report.tune import TRIAL_COLUMNS, render_tune_json, trial_row, winner_line
+    from tfgpu.report.tune import TRIAL_COLUMNS, best_so_far_line, render_tune_json, trial_row, winner_line
 
     console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
-
-    def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
-        with env.progress(f"trial: {step}"):
-            return measure(step, config, timeout_seconds)
-
     console.print(" | ".join(TRIAL_COLUMNS), highlight=False, markup=False, style="bold")
+    first: list[Trial] = []  # the first best is the start: later ones are put against it
 
     def show(trial: Trial) -> None:
         console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)
 
-    result = search(
-        baseline, measured, budget_seconds=args.budget, mixed_policies=mixed_policies_for(nvml), on_trial=show
-    )
-    code = code_change(result.baseline.config, result.best.config)
-    caveat = batch_caveat(result.baseline.config, result.best.config)
+    def announce(best: Trial) -> None:
+        first[:] = first or [best]
+        console.print(best_so_far_line(best, first[0]), highlight=False, markup=False, style="green")
+
+    with TrialRunner(args.script, env.worker_factory("tune", args.python), nvml, env.environ) as measure:
+
+        def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
+            with env.progress(f"trial: {step}"):
+                return measure(step, config, timeout_seconds)
+
+        result = search(
+            baseline,
+            measured,
+            budget_seconds=args.budget,
+            mixed_policies=mixed_policies_for(nvml),
+            on_trial=show,
+            on_best=announce,
+        )
+    code = code_change(result.start_config, result.best.config)
+    caveat = batch_caveat(result.start_config, result.best.config)
     xla_note, kernels_note = xla_break_even(result), precision_note(result)
+    processes = f"{measure.processes} TensorFlow process{'es' if measure.processes != 1 else ''}"
     if args.json:
-        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note))
+        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, measure.processes))
     else:
         if result.best.outcome != "ok":
             console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
             return ExitStatus.ERROR
-        console.print("\n" + winner_line(result), markup=False)
-        console.print("\n" + code, markup=False)
+        console.print(f"\n{winner_line(result)}, in {processes}", markup=False)
+        console.print("\n" + (code or "Keep your configuration: nothing tried was faster."), markup=False)
         for note in (caveat, xla_note, kernels_note):
             if note:
                 console.print("\n" + note, markup=False)
