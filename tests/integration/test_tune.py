@@ -104,7 +104,7 @@ def test_tune_cli_in_process_prints_the_table_the_recommendation_and_the_count()
     assert lines[1].startswith("start, XLA off (tried last) | batch 32, numpy, float32, jit=False")
     assert lines[2].startswith("  best so far: batch 32, numpy, float32, jit=False") and "x the start" in lines[2]
     assert "the starting configuration without XLA" in result.stdout
-    assert "1 trial ran, " in result.stdout and "skipped in " in result.stdout
+    assert "1 trial ran, " in result.stdout and "skipped, in " in result.stdout
     assert "in 1 TensorFlow process\n" in result.stdout
 
 

@@ -40,7 +40,7 @@ class Trial:
     data: str | None = None
     """What the script's make_dataset() gave: "arrays" or "dataset" (None when the trial failed)."""
     spread: float | None = None
-    """(slowest - fastest) / median epoch time of the timed window: how much to trust a small difference."""
+    """Interquartile range / median of the timed window's epoch times: how much to trust a small difference."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import gc
 import importlib.util
 import json
 import os
+import statistics
 import sys
 import time
 import traceback
@@ -100,11 +101,15 @@ class EpochClock:
 
 
 def spread(durations: list[float]) -> float | None:
-    """(slowest - fastest) / median epoch time over three or more epochs: the noise of the figure."""
-    if len(durations) < 3:
+    """The interquartile range of the epoch times over their median (four or more epochs): the figure's noise.
+
+    Quartiles, not the extremes: one epoch that met a Python garbage collection or a tf.data
+    refill would otherwise set the noise of them all.
+    """
+    if len(durations) < 4:
         return None
-    ordered = sorted(durations)
-    return (ordered[-1] - ordered[0]) / ordered[len(ordered) // 2]
+    q1, median, q3 = statistics.quantiles(durations, n=4)
+    return (q3 - q1) / median if median > 0 else None
 
 
 def run_trial(tf: Any, module: Any, config: dict[str, Any], data: Any = None) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def trial_count(result: TuneResult) -> str:
     """How many trials ran and how many the budget left out: "12 trials ran, 2 skipped"."""
     skipped = sum(t.outcome == "skipped" for t in result.trials)
     ran = len(result.trials) - skipped
-    return f"{ran} trial{'s' if ran != 1 else ''} ran" + (f", {skipped} skipped" if skipped else "")
+    return f"{ran} trial{'s' if ran != 1 else ''} ran" + (f", {skipped} skipped," if skipped else "")
 
 
 def winner_line(result: TuneResult) -> str:
@@ -44,7 +44,7 @@ def winner_line(result: TuneResult) -> str:
         if result.speedup
         else f"the starting configuration gave no figure ({start.outcome}: {printable(start.reason)})"
     )
-    spread = f" (±{best.spread / 2:.0%} between epochs)" if best.spread is not None else ""
+    spread = f" (±{best.spread / 2:.0%} between epochs)" if best.spread is not None else ""  # half the IQR
     return (
         f"Winner: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s{spread}, {against}; "
         f"{trial_count(result)} in {result.seconds:.0f} s"

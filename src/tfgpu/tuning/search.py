@@ -214,10 +214,11 @@ def search(
     for steps in (8, 32):
         best = keep_if_faster("steps_per_execution", replace(best.config, steps_per_execution=steps), "no faster")
 
-    config = replace(best.config, allocator="cuda_malloc_async")
-    best = keep_if_faster("allocator", config, "no faster than the BFC allocator")
-
     config = replace(best.config, jit_compile=True)
     best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
+
+    # Last: the allocator is read when TensorFlow starts, so this trial needs a process of its own.
+    config = replace(best.config, allocator="cuda_malloc_async")
+    best = keep_if_faster("allocator", config, "no faster than the BFC allocator")
     settle()
     return TuneResult(tuple(trials), first, best, clock() - start, baseline)
