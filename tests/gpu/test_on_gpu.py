@@ -69,12 +69,13 @@ def test_burn_for_ten_seconds_passes():
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
 
-@pytest.mark.timeout(300)  # the start may compile XLA for up to 2 minutes before the 90 s budget's trials
+@pytest.mark.timeout(300)  # the 90 s budget, the import and the last trial's grace
 def test_tune_finds_a_configuration_on_the_gpu():
     result = tfgpu("tune", TUNE_SCRIPT, "--budget", "90", "--json")
     assert result.returncode == 0, result.stderr[-2000:]
     doc = json.loads(result.stdout)
     assert doc["best"]["outcome"] == "ok" and doc["best"]["samples_per_second"] > 0
+    assert doc["tensorflow_processes"] <= 3  # one warm child, plus the allocator's and any restart
     assert any(
         t["utilization_percent"] is not None for t in doc["trials"] if t["outcome"] in ("ok", "slower", "no-gain")
     )

@@ -18,7 +18,9 @@ treated like an OOM). A change is kept only if it is faster and, for precision a
 the same steps stays within ``loss_tolerance`` of the float32 run of the same configuration.
 
 The budget is a hard limit: each trial is given the time left and killed when it runs out, and
-none starts when less is left than the quickest trial took. The start is measured whatever the
+none starts when less is left than the quickest trial took; the allocator trial, which needs a
+TensorFlow process of its own (and so compiles again what the winner compiled), not when less is
+left than the start and the winner's own trial took together. The start is measured whatever the
 budget, for at most a third of it (and at least a minute: it also starts TensorFlow). Data that are
 arrays in memory skip the cache() trial, which could only add a copy. There is no parallel-map
 trial: the script hands over its data, not its map function, and tf.data already runs a
@@ -82,6 +84,7 @@ def search(
     trials: list[Trial] = []
     pending: list[int] = []
     quickest: float | None = None  # wall time of the quickest trial that finished
+    took: dict[int, float] = {}  # wall time of each trial, by id()
     plain = replace(baseline, jit_compile=False)
     best = Trial("start", plain, "pending")  # until the start is measured: never announced
     announced: Trial | None = None
@@ -101,21 +104,34 @@ def search(
         pending.append(len(trials) - 1)
         return trial
 
-    def run(step: str, config: TrialConfig, timeout: float | None = None) -> Trial:
-        """A trial within the budget left (or ``timeout``, for the start), skipped when it cannot fit."""
+    def run(
+        step: str, config: TrialConfig, timeout: float | None = None, needs: tuple[float, str] | None = None
+    ) -> Trial:
+        """A trial within the budget left (or ``timeout``, for the start), skipped when it cannot fit.
+
+        ``needs``: the seconds this trial is expected to take and why, when more than the quickest's.
+        """
         nonlocal quickest
         settle()
         left = budget_seconds - (clock() - start)
-        if timeout is None and (left <= 0 or (quickest is not None and left < quickest)):
-            why = "time budget spent" if left <= 0 else f"{left:.0f} s left, the quickest trial took {quickest:.0f} s"
-            return record(Trial(step, config, "skipped", reason=why))
+        if timeout is None:
+            why = None
+            if left <= 0:
+                why = "time budget spent"
+            elif needs is not None and left < needs[0]:
+                why = f"{left:.0f} s left, {needs[1]}"
+            elif quickest is not None and left < quickest:
+                why = f"{left:.0f} s left, the quickest trial took {quickest:.0f} s"
+            if why:
+                return record(Trial(step, config, "skipped", reason=why))
         began = clock()
         trial = measure(step, config, left if timeout is None else timeout)
+        took[id(trial)] = clock() - began
         if trial.outcome == "timeout" and timeout is None:
             trial = replace(trial, reason=f"the time budget ran out during the trial ({trial.reason})")
+            took[id(trial)] = clock() - began
         if trial.outcome in ("ok", "oom"):
-            took = clock() - began
-            quickest = took if quickest is None else min(quickest, took)
+            quickest = took[id(trial)] if quickest is None else min(quickest, took[id(trial)])
         return record(trial)
 
     def mark(trial: Trial, outcome: str, reason: str) -> None:
@@ -135,13 +151,14 @@ def search(
         numerics_note: str | None = None,
         reference: Trial | None = None,
         gain: float = 1.02,
+        needs: tuple[float, str] | None = None,
     ) -> Trial:
         """Run a variant of the best and return the new best: the variant when it is ``gain`` times faster.
 
         With ``numerics_note`` the variant must also end at a loss close to ``reference``'s (the
         best's by default), since lower precision and XLA may change the numbers, not only the speed.
         """
-        trial = run(step, config)
+        trial = run(step, config, needs=needs)
         ref = reference or best
         if numerics_note is not None and trial.outcome == "ok" and not _numerically_close(trial, ref, loss_tolerance):
             mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
@@ -219,6 +236,8 @@ def search(
 
     # Last: the allocator is read when TensorFlow starts, so this trial needs a process of its own.
     config = replace(best.config, allocator="cuda_malloc_async")
-    best = keep_if_faster("allocator", config, "no faster than the BFC allocator")
+    seconds = took.get(id(first), 0.0) + took.get(id(best), 0.0)
+    needs = (seconds, f"a new TensorFlow process and the winner's trial need about {seconds:.0f} s")
+    best = keep_if_faster("allocator", config, "no faster than the BFC allocator", needs=needs)
     settle()
     return TuneResult(tuple(trials), first, best, clock() - start, baseline)

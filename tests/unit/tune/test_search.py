@@ -252,3 +252,20 @@ def test_precision_note_on_the_h200_runs_names_the_kernels_only_when_the_gpu_was
     assert "gave no figure (timeout: no answer within 180 s)" in winner_line(resnet)
     # MNIST's mixed trials lost too, but with the GPU 19% busy: the step overhead, not the kernels
     assert precision_note(recorded("h200-tune-mnist.json")) is None
+
+
+def test_the_allocator_trial_is_not_started_when_a_new_process_could_not_recompile_the_winner():
+    # As MNIST on the H200: XLA won after a 116 s compilation, 60 s were left, and the allocator
+    # trial (a new process: import, then XLA's compilation again) ran out of budget.
+    now = [0.0]
+    plain = fake_measure(xla_gain=1.2)
+
+    def measure(step, config, timeout):
+        now[0] += 120.0 if config.jit_compile is True else 10.0
+        return plain(step, config, timeout)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=300, mixed_policies=(), clock=lambda: now[0])
+    assert result.best.config.jit_compile is True
+    allocator = result.trials[-1]
+    assert allocator.step == "allocator" and allocator.outcome == "skipped"
+    assert allocator.reason.endswith("a new TensorFlow process and the winner's trial need about 130 s")

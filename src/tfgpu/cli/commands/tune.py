@@ -35,7 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``tfgpu tune``."""
     parser.add_argument("script", nargs="?", help="a script with build_model() and make_dataset() (see --template)")
     parser.add_argument(
-        "--budget", type=positive_seconds, default=600.0, metavar="SECONDS", help="stop starting trials after this long"
+        "--budget",
+        type=positive_seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="the time limit: each trial gets the time left, none starts that cannot finish",
     )
     parser.add_argument("--batch-size", type=int, help="the starting batch size (default: the script's BASELINE or 64)")
     parser.add_argument("--json", action="store_true")
