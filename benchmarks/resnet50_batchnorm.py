@@ -34,7 +34,9 @@ def fused_batch_norm_layer(keras, tf):
                 is_training=True,
             )
             momentum = self.momentum
-            self.moving_mean.assign(self.moving_mean * momentum + tf.cast(mean, self.moving_mean.dtype) * (1 - momentum))
+            self.moving_mean.assign(
+                self.moving_mean * momentum + tf.cast(mean, self.moving_mean.dtype) * (1 - momentum)
+            )
             self.moving_variance.assign(
                 self.moving_variance * momentum + tf.cast(variance, self.moving_variance.dtype) * (1 - momentum)
             )
