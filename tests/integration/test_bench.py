@@ -1,20 +1,18 @@
-"""tfgpu bench on tensorflow-cpu: the real worker, tiny sizes."""
+"""tfgpu bench on tensorflow-cpu: the CLI in process, the real worker in its child, tiny sizes."""
 
-import json
-import subprocess
-import sys
+from tests.fakes.cli import mock_environment, run_cli
+from tests.fakes.nvml import FakeNvml
+
+from tfgpu.probe.runner import worker_runner
 
 
 def bench_json(suite: str) -> dict:
-    """``tfgpu bench --suite SUITE --json`` in a child; it must exit 0."""
-    result = subprocess.run(
-        [sys.executable, "-m", "tfgpu", "bench", "--suite", suite, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    """``tfgpu bench --suite SUITE --json`` on this machine's CPU; it must exit 0."""
+    env = mock_environment(nvml=FakeNvml.no_driver())
+    env.worker_factory = worker_runner
+    result = run_cli("bench", "--suite", suite, "--json", env=env)
+    assert result.exit_status == 0, result.stderr[-2000:]
+    return result.json
 
 
 def test_bench_quick_json_on_the_cpu():

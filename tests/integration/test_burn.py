@@ -18,8 +18,13 @@ def test_burn_tiny_passes_and_reports_json():
 
 
 def test_burn_without_a_gpu_falls_back_to_the_cpu_and_says_so():
-    result = subprocess.run(
-        [sys.executable, "-m", "tfgpu", "burn", "--minutes", "0.05"], capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0 and "burning the CPU with small products instead" in result.stderr
+    from tests.fakes.cli import mock_environment, run_cli
+    from tests.fakes.nvml import FakeNvml
+
+    from tfgpu.probe.runner import worker_runner
+
+    env = mock_environment(nvml=FakeNvml.no_driver())
+    env.worker_factory = worker_runner  # in process, with the real worker in its child
+    result = run_cli("burn", "--minutes", "0.05", env=env)
+    assert result.exit_status == 0 and "burning the CPU with small products instead" in result.stderr
     assert result.stdout.startswith("PASS CPU:") and "GPU" not in result.stdout

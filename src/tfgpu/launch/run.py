@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -28,6 +27,7 @@ from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.slurm import slurm_tf_config
+from tfgpu.model.run import RunReport
 from tfgpu.model.samples import Verdict
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
@@ -40,17 +40,6 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
 
 MAX_PROBLEMS_SHOWN = 2
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """What happened: the exit status, the time, and the verdicts (how it ended first, then the GPU's)."""
-
-    exit_status: int
-    seconds: float
-    verdicts: tuple[Verdict, ...]
-    peak_memory_bytes: float | None
-    mean_utilization_percent: float | None
 
 
 def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None) -> dict[str, str]:

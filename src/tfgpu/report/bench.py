@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from rich.table import Table
 
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.codec import encode
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 
 BENCH_SCHEMA_VERSION = 1
@@ -56,7 +56,5 @@ def _note(e: BenchEntry) -> str:
 
 def render_bench_json(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> str:
     """``--json``: entries with name, value, unit, peak."""
-    doc = {"schema_version": BENCH_SCHEMA_VERSION, "tool": "tfgpu", "command": "bench", **encode(result)}
-    if ratios:
-        doc["compare"] = dict(ratios)
-    return json.dumps(doc, indent=2) + "\n"
+    body = {**encode(result), **({"compare": dict(ratios)} if ratios else {})}
+    return render_document(command_document("bench", body, BENCH_SCHEMA_VERSION))

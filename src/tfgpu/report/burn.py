@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from tfgpu.model.codec import encode
 from tfgpu.model.stress import GpuBurn
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 
 BURN_SCHEMA_VERSION = 1
@@ -30,10 +30,4 @@ def render_burn_text(burns: Sequence[GpuBurn]) -> str:
 
 def render_burn_json(burns: Sequence[GpuBurn]) -> str:
     """The document ``--json`` prints (``schema_version`` is the contract)."""
-    doc = {
-        "schema_version": BURN_SCHEMA_VERSION,
-        "tool": "tfgpu",
-        "command": "burn",
-        "gpus": [encode(b) for b in burns],
-    }
-    return json.dumps(doc, indent=2) + "\n"
+    return render_document(command_document("burn", {"gpus": [encode(b) for b in burns]}, BURN_SCHEMA_VERSION))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -11,6 +10,7 @@ from rich.text import Text
 
 from tfgpu.model.codec import encode
 from tfgpu.model.explanation import Explanation, Problem
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable_tree
 
 EXPLAIN_SCHEMA_VERSION = 1
@@ -67,10 +67,9 @@ def render_explanation_text(explanation: Explanation, console: Console) -> None:
 
 def explanation_document(explanation: Explanation) -> dict[str, Any]:
     """The JSON contract of ``tfgpu explain --json``."""
-    body = encode(explanation)
-    return {"schema_version": EXPLAIN_SCHEMA_VERSION, "tool": "tfgpu", "command": "explain", **body}
+    return command_document("explain", encode(explanation), EXPLAIN_SCHEMA_VERSION)
 
 
 def render_explanation_json(explanation: Explanation) -> str:
     """``--json`` output."""
-    return json.dumps(explanation_document(explanation), indent=2) + "\n"
+    return render_document(explanation_document(explanation))

@@ -6,13 +6,13 @@ Text output may change freely; this may not.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tfgpu.model.codec import decode, encode
 from tfgpu.model.facts import Facts
 from tfgpu.model.findings import Severity
 from tfgpu.model.results import Diagnosis
+from tfgpu.report.envelope import command_document, render_document
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -29,21 +29,19 @@ def verdict(diagnosis: Diagnosis) -> str:
 
 def report_document(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON-ready report: verdict, findings, and the facts they came from."""
-    doc: dict[str, Any] = {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "tool": "tfgpu",
+    body = {
         "tfgpu_version": diagnosis.facts.tfgpu_version,
         "verdict": verdict(diagnosis),
         "findings": [encode(f) for f in diagnosis.findings],
         "facts": encode(diagnosis.facts),
+        **(extra or {}),
     }
-    doc.update(extra or {})
-    return doc
+    return command_document("doctor", body, REPORT_SCHEMA_VERSION)
 
 
 def render_json(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> str:
     """The report as indented JSON text."""
-    return json.dumps(report_document(diagnosis, extra), indent=2, sort_keys=False) + "\n"
+    return render_document(report_document(diagnosis, extra))
 
 
 def facts_from_document(doc: Any) -> Facts:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from tfgpu.model.codec import encode
 from tfgpu.model.tune import Trial, TuneResult
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 
 
@@ -70,21 +69,13 @@ def render_tune_json(
     processes: int | None = None,
 ) -> str:
     """``--json``."""
-    return (
-        json.dumps(
-            {
-                "schema_version": 1,
-                "tool": "tfgpu",
-                "command": "tune",
-                **encode(result),
-                "speedup": result.speedup,
-                "tensorflow_processes": processes,
-                "code_change": code,
-                "batch_caveat": caveat,
-                "xla_break_even": xla_note,
-                "precision_note": precision_note,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    body = {
+        **encode(result),
+        "speedup": result.speedup,
+        "tensorflow_processes": processes,
+        "code_change": code,
+        "batch_caveat": caveat,
+        "xla_break_even": xla_note,
+        "precision_note": precision_note,
+    }
+    return render_document(command_document("tune", body))

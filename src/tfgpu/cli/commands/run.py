@@ -74,18 +74,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
     except OSError as exc:  # not executable, a directory, ...
         raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
-    from rich.text import Text
-
-    from tfgpu.report.monitor import verdict_text
+    from tfgpu.report.run import run_summary
     from tfgpu.report.text import make_console
 
-    console = make_console(env.stderr, color=env.color)
-    util = (
-        f", GPU busy {report.mean_utilization_percent:.0f}% on average"
-        if report.mean_utilization_percent is not None
-        else ""
-    )
-    peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
-    console.print(Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}"))
-    console.print(verdict_text(report.verdicts))
+    make_console(env.stderr, color=env.color).print(run_summary(report))
     return report.exit_status

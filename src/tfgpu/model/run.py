@@ -1,0 +1,18 @@
+"""What ``tfgpu run`` reports when the command has ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tfgpu.model.samples import Verdict
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What happened: the exit status, the time, and the verdicts (how it ended first, then the GPU's)."""
+
+    exit_status: int
+    seconds: float
+    verdicts: tuple[Verdict, ...]
+    peak_memory_bytes: float | None
+    mean_utilization_percent: float | None
