@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from tfgpu.knowledge.signatures import LogScanner, ScanContext
+from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "errors" / "corpus.jsonl"
 TOP1_TARGET = 0.90
@@ -30,11 +30,11 @@ def context_of(case: dict) -> ScanContext:
     return ScanContext(os=os_name, tf_version=version.group() if version else None)
 
 
-def evaluate(cases: list[dict], *, use_context: bool = True) -> dict:
-    """Per-case predictions and the summary figures."""
+def evaluate(cases: list[dict], *, use_context: bool = True, signatures: tuple[Signature, ...] | None = None) -> dict:
+    """Per-case predictions and the summary figures (with ``signatures`` instead of the packaged base)."""
     rows = []
     for case in cases:
-        scanner = LogScanner()
+        scanner = LogScanner(signatures)
         for line in case["log"].splitlines():
             scanner.feed(line)
         hits = scanner.result(context_of(case) if use_context else ScanContext()).hits

@@ -1,0 +1,124 @@
+"""How well `tfgpu explain` does on real logs it was not written from (issue 17).
+
+    python benchmarks/explain_generalisation.py [--folds 5] [--verbose-dev]
+
+Two corpora: the seed corpus (shared/data/errors/corpus.jsonl, 50 logs the signatures were
+tuned on) and benchmarks/corpus/public-threads.jsonl (logs from other public threads, each with
+its URL). Four figures, each top-1 (the top problem's category is the thread's; a benign log
+has no problem and its harmless line named):
+
+- in-sample: the seed corpus, as benchmarks/explain_accuracy.py measures it;
+- held-out: the public logs whose thread URL hashes into the held-out quarter. Their misses
+  are never printed, so no signature is written from them; only the figure is;
+- grouped cross-validation, leave-source-out: all logs, folds grouped by thread (URL hash).
+  A signature is knowledge written from the threads its ``sources`` cite (issue and forum
+  threads; documentation pages are not threads), so for each fold every signature whose threads
+  all belong to that fold is removed before the fold's logs are explained: a log counts as
+  explained only by what could have been learnt from other threads (or from documentation);
+- train on 2.x, test on 1.x: the same with the 1.x (and 0.x) logs as the one fold: does
+  knowledge of TF 2 wording carry over to TF 1 logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from explain_accuracy import DEFAULT_CORPUS, TOP1_TARGET, evaluate
+
+from tfgpu.knowledge.signatures import load_signatures
+
+PUBLIC = Path(__file__).resolve().parent / "corpus" / "public-threads.jsonl"
+HELD_OUT_SHARE = 4
+"""One thread in this many (by URL hash) is held out."""
+
+
+def bucket(url: str, buckets: int) -> int:
+    """A stable bucket for a thread: the same on every machine and every run."""
+    return int(hashlib.sha256(url.encode()).hexdigest()[:8], 16) % buckets
+
+
+def held_out(case: dict) -> bool:
+    """The public logs never looked at while writing signatures."""
+    return bucket(case["source_url"], HELD_OUT_SHARE) == 0
+
+
+def era(case: dict) -> str | None:
+    """"1.x" (0.x and 1.x), "2.x", or None when the thread gives no version."""
+    match = re.match(r"\s*(\d+)\.", case.get("tf_version", ""))
+    if match is None:
+        return None
+    return "2.x" if int(match.group(1)) >= 2 else "1.x"
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+THREAD = re.compile(r"github\.com/[^/]+/[^/]+/(?:issues|pull|discussions)/|stackoverflow\.com/|whosebug|forums?\.|discuss\.")
+
+
+def without_sources(urls: set[str]):
+    """The signature base less every signature written only from threads among ``urls``."""
+    kept = []
+    for signature in load_signatures():
+        threads = {u for u in signature.sources if THREAD.search(u)}
+        if not threads or not threads <= urls:
+            kept.append(signature)
+    return tuple(kept)
+
+
+def grouped_cv(cases: list[dict], folds: int) -> tuple[float, list[float]]:
+    """Leave-source-out top-1 over all cases, and each fold's."""
+    correct, per_fold = 0, []
+    for fold in range(folds):
+        test = [c for c in cases if bucket(c["source_url"], folds) == fold]
+        if not test:
+            continue
+        result = evaluate(test, signatures=without_sources({c["source_url"] for c in test}))
+        correct += sum(r["ok"] for r in result["rows"])
+        per_fold.append(result["top1"])
+    return correct / len(cases), per_fold
+
+
+def line(name: str, result: dict) -> str:
+    return f"{name}: top-1 {result['top1']:.1%} of {result['cases']} logs (false alarms {result['false_alarm_rate']:.0%})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--verbose-dev", action="store_true", help="list the misses of the public logs not held out")
+    args = parser.parse_args()
+    seed, public = load(DEFAULT_CORPUS), load(PUBLIC)
+    dev = [c for c in public if not held_out(c)]
+    hold = [c for c in public if held_out(c)]
+    threads = {c["source_url"] for c in seed + public}
+    print(f"corpus: {len(seed)} seed + {len(public)} public logs from {len(threads)} distinct threads")
+    print(line("in-sample (seed corpus)", evaluate(seed)))
+    dev_result = evaluate(dev)
+    print(line("public, development part", dev_result))
+    if args.verbose_dev:
+        by_id = {c["id"]: c for c in dev}
+        for row in dev_result["rows"]:
+            if not row["ok"]:
+                print(f"  MISS {row['id']} {by_id[row['id']]['source_url']}: label {row['label']}, top {row['predicted']}")
+    print(line("public, held out (misses never shown)", evaluate(hold)))
+    everything = seed + public
+    top1, per_fold = grouped_cv(everything, args.folds)
+    spread = ", ".join(f"{f:.0%}" for f in per_fold)
+    print(
+        f"grouped {args.folds}-fold cross-validation, leave-source-out: top-1 {top1:.1%} of {len(everything)} logs "
+        f"(folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
+    )
+    old = [c for c in everything if era(c) == "1.x"]
+    if old:
+        result = evaluate(old, signatures=without_sources({c["source_url"] for c in old}))
+        print(line("train on 2.x, test on 1.x (signatures written only from 1.x threads removed)", result))
+
+
+if __name__ == "__main__":
+    main()
