@@ -45,6 +45,7 @@ def _also_line(signature: Signature) -> str:
     samples = {
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
+        "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
     }
     return samples[signature.id]
 
