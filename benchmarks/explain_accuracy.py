@@ -27,7 +27,8 @@ def context_of(case: dict) -> ScanContext:
     os_text = case.get("os", "")
     os_name = "windows" if "Windows" in os_text and "WSL" not in os_text else ("linux" if os_text else None)
     version = re.search(r"\d+\.\d+", case.get("tf_version", ""))
-    return ScanContext(os=os_name, tf_version=version.group() if version else None)
+    container = True if re.search(r"(?i)docker|container", os_text) else None
+    return ScanContext(os=os_name, tf_version=version.group() if version else None, container=container)
 
 
 def evaluate(cases: list[dict], *, use_context: bool = True, signatures: tuple[Signature, ...] | None = None) -> dict:

@@ -14,14 +14,17 @@ GENERIC_EXPORT = 'eval "$(tfgpu env)"'
 
 
 def context_of(facts: Facts | None) -> ScanContext:
-    """The OS and TF version the doctor's facts give, for signatures that depend on them."""
+    """The OS, container and TF version the doctor's facts give, for signatures that depend on them."""
     if facts is None:
         return ScanContext()
-    os_name = None
+    os_name, container = None, None
     if isinstance(facts.host, HostFacts):
         os_name = {"Windows": "windows", "Linux": "linux", "Darwin": "macos"}.get(facts.host.os_name)
+        container = facts.host.container is not None
     tf = facts.tensorflow
-    return ScanContext(os=os_name, tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None)
+    return ScanContext(
+        os=os_name, tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None, container=container
+    )
 
 
 def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:

@@ -36,6 +36,8 @@ def strip_ansi(text: str) -> str:
 
 _META = set(".^$*+?{}[]|()")
 _WINDOWS_HINT = re.compile(r"\b[A-Za-z]:\\|\.dll\b")
+_CONTAINER_HINT = re.compile(r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b")
+"""A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
 )
@@ -68,6 +70,9 @@ class Signature:
     fallback: bool = False
     """The fallback tier: tried on a line no other signature matched, and reported only when no
     specific problem explains the log; its fields gain ``component`` and ``next_step``."""
+    when_container: bool | None = None
+    """Only inside (True) or outside (False) a container: the same missing libcuda is a driver
+    to install on a host and a GPU runtime that was not asked for in a container."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 only_alone=bool(entry.get("only_alone", False)),
                 keywords=tuple(tuple(keys) for keys in keywords),
                 fallback=bool(entry.get("fallback", False)),
+                when_container=when.get("container"),
             )
         )
     ids = [s.id for s in out]
@@ -254,6 +260,7 @@ class ScanContext:
 
     os: str | None = None
     tf_version: str | None = None
+    container: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -276,6 +283,7 @@ class LogScanner:
         self.lines = 0
         self.long_lines = 0
         self.windows_seen = False
+        self.container_seen = False
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
@@ -325,6 +333,8 @@ class LogScanner:
             line = strip_ansi(line)
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
+        if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
+            self.container_seen = bool(_CONTAINER_HINT.search(line))
         if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
             match = _TF_VERSION.search(line)
             if match:
@@ -374,6 +384,7 @@ class LogScanner:
         effective = ScanContext(
             os=ctx.os or ("windows" if self.windows_seen else None),
             tf_version=ctx.tf_version or self.tf_version,
+            container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
         )
         kept = [h for h in self._hits.values() if self._applies(h.signature, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
@@ -390,6 +401,8 @@ class LogScanner:
         if any(id(p) not in self._also_seen for p in signature.also):
             return False
         if signature.when_os and ctx.os != signature.when_os:
+            return False
+        if signature.when_container is not None and bool(ctx.container) != signature.when_container:
             return False
         if signature.tf_min:
             version = _version(ctx.tf_version)

@@ -15,7 +15,10 @@ from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature, load_
 
 SIGNATURES = load_signatures()
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
-CONTEXT = {"windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12")}
+CONTEXT = {
+    "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
+    "libcuda-missing-in-container": ScanContext(container=True),
+}
 
 
 def scan(lines, context=None):
@@ -137,3 +140,12 @@ def test_corpus_top1_at_least_90_percent_and_no_benign_false_alarm():
             correct += bool(problems) and problems[0].signature.category == case["category"]
     assert false_alarms == 0
     assert correct / len(cases) >= 0.9
+
+
+def test_a_missing_libcuda_is_the_driver_on_a_host_and_the_gpu_runtime_in_a_container():
+    line = "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"
+    assert scan([line]).hits[0].signature.category == "driver_missing"
+    assert scan([line], ScanContext(container=True)).hits[0].signature.category == "docker_no_gpu"
+    prompt = "root@a8c0f508dc92:/gpt-2# python3 src/interactive_conditional_samples.py"
+    assert scan([prompt, line]).hits[0].signature.category == "docker_no_gpu"  # the log says so itself
+    assert scan([line], ScanContext(container=False)).hits[0].signature.category == "driver_missing"
