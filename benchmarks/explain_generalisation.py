@@ -47,7 +47,7 @@ def held_out(case: dict) -> bool:
 
 
 def era(case: dict) -> str | None:
-    """"1.x" (0.x and 1.x), "2.x", or None when the thread gives no version."""
+    """ "1.x" (0.x and 1.x), "2.x", or None when the thread gives no version."""
     match = re.match(r"\s*(\d+)\.", case.get("tf_version", ""))
     if match is None:
         return None
@@ -58,7 +58,9 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-THREAD = re.compile(r"github\.com/[^/]+/[^/]+/(?:issues|pull|discussions)/|stackoverflow\.com/|whosebug|forums?\.|discuss\.")
+THREAD = re.compile(
+    r"github\.com/[^/]+/[^/]+/(?:issues|pull|discussions)/|stackoverflow\.com/|whosebug|forums?\.|discuss\."
+)
 
 
 def without_sources(urls: set[str]):
@@ -85,7 +87,9 @@ def grouped_cv(cases: list[dict], folds: int) -> tuple[float, list[float]]:
 
 
 def line(name: str, result: dict) -> str:
-    return f"{name}: top-1 {result['top1']:.1%} of {result['cases']} logs (false alarms {result['false_alarm_rate']:.0%})"
+    return (
+        f"{name}: top-1 {result['top1']:.1%} of {result['cases']} logs (false alarms {result['false_alarm_rate']:.0%})"
+    )
 
 
 def main() -> None:
@@ -105,7 +109,9 @@ def main() -> None:
         by_id = {c["id"]: c for c in dev}
         for row in dev_result["rows"]:
             if not row["ok"]:
-                print(f"  MISS {row['id']} {by_id[row['id']]['source_url']}: label {row['label']}, top {row['predicted']}")
+                print(
+                    f"  MISS {row['id']} {by_id[row['id']]['source_url']}: label {row['label']}, top {row['predicted']}"
+                )
     print(line("public, held out (misses never shown)", evaluate(hold)))
     everything = seed + public
     top1, per_fold = grouped_cv(everything, args.folds)

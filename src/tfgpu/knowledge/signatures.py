@@ -36,7 +36,9 @@ def strip_ansi(text: str) -> str:
 
 _META = set(".^$*+?{}[]|()")
 _WINDOWS_HINT = re.compile(r"\b[A-Za-z]:\\|\.dll\b")
-_CONTAINER_HINT = re.compile(r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b")
+_CONTAINER_HINT = re.compile(
+    r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b"
+)
 """A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
