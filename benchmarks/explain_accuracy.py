@@ -45,16 +45,19 @@ def evaluate(cases: list[dict], *, use_context: bool = True, signatures: tuple[S
             predicted = (
                 problems[0].signature.category if problems else (harmless[0].signature.category if harmless else None)
             )
-            ok = not problems and any(h.signature.category == case["category"] for h in harmless)
+            decisive = next((h for h in harmless if h.signature.category == case["category"]), None)
+            ok = not problems and decisive is not None
         else:
             predicted = problems[0].signature.category if problems else None
             ok = predicted == case["category"]
+            decisive = problems[0] if ok else None
         rows.append(
             {
                 "id": case["id"],
                 "label": case["category"],
                 "predicted": predicted,
                 "ok": ok,
+                "signature": decisive.signature.id if ok and decisive else None,
                 "benign": case["benign"],
                 "false_alarm": bool(case["benign"] and problems),
             }
