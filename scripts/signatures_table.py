@@ -6,6 +6,7 @@ PYTHONPATH=src python scripts/signatures_table.py > docs/explain.md
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 from tfgpu.knowledge.signatures import load_signatures
 
@@ -26,6 +27,7 @@ def main() -> None:
         "(cuDNN, nvrtc, XLA, GPU memory, NCCL, cuBLAS, CUDA driver, TensorFlow) and its next step, so a log\n"
         "that failed is never 'no known problem'.\n"
     )
+    print((Path(__file__).parents[1] / "docs" / "explain-figures.md").read_text())
     for title, benign in (("Problems", False), ("Harmless lines", True)):
         print(f"## {title}\n\n| category | signature | severity | what it says | source |\n|---|---|---|---|---|")
         for (is_benign, category), sigs in sorted(by_category.items()):
