@@ -22,6 +22,7 @@ def test_every_log_comes_from_its_own_public_thread_with_a_label_and_a_basis():
     cases = load(PUBLIC)
     assert len(cases) >= 150
     urls = [c["source_url"] for c in cases]
+    assert len({c["id"] for c in cases}) == len(cases)
     assert len(set(urls)) == len(urls) and all(u.startswith("https://github.com/") for u in urls)
     if SEED.exists():  # the seed corpus lives beside the repository (shared/data)
         assert not set(urls) & {c["source_url"] for c in load(SEED)}
