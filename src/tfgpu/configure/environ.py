@@ -42,6 +42,7 @@ def needs_code(options: GpuOptions) -> bool:
         or options.xla is False
         or options.log_placement
         or options.split
+        or options.batchnorm == "fused"
         or options.memory_limit_bytes
         or options.memory_limit_fraction
     )

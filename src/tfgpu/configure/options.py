@@ -13,6 +13,7 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|%)\s*$",
 _UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 PRECISIONS = ("float32", "mixed", "auto")
 STRATEGIES = ("auto", "default", "one", "mirrored", "multiworker")
+BATCHNORMS = ("keras", "fused")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class GpuOptions:
     log_placement: bool = False
     strategy: str | None = None
     split: int | None = None
+    batchnorm: str | None = None
+    """"fused": Keras 3's BatchNormalization through cuDNN's fused kernel (configure/batchnorm.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (for the ``tfgpu run`` bootstrap and summaries)."""
@@ -113,6 +116,7 @@ def make_options(
     log_placement: bool = False,
     strategy: str | None = None,
     split: int | None = None,
+    batchnorm: str | None = None,
 ) -> GpuOptions:
     """Check every option and their combinations.
 
@@ -126,6 +130,8 @@ def make_options(
         raise _bad("xla", xla, 'True, False or "auto"')
     if strategy is not None and strategy not in STRATEGIES:
         raise _bad("strategy", strategy, " / ".join(STRATEGIES))
+    if batchnorm is not None and batchnorm not in BATCHNORMS:
+        raise _bad("batchnorm", batchnorm, " / ".join(f'"{b}"' for b in BATCHNORMS))
     if split is not None and (isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT):
         raise _bad("split", split, f"an integer from 1 to {MAX_SPLIT}")
     for name, flag in (("tf32", tf32), ("deterministic", deterministic), ("log_placement", log_placement)):
@@ -151,4 +157,5 @@ def make_options(
         log_placement=log_placement,
         strategy=strategy,
         split=split,
+        batchnorm=batchnorm,
     )

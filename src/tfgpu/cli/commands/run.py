@@ -6,7 +6,7 @@ import argparse
 
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
-from tfgpu.configure.options import PRECISIONS, STRATEGIES, make_options
+from tfgpu.configure.options import BATCHNORMS, PRECISIONS, STRATEGIES, make_options
 from tfgpu.launch.run import keras_multiworker_warning, run_command
 from tfgpu.model.errors import DiagnosticError, UsageError
 
@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-placement", action="store_true")
     parser.add_argument("--strategy", choices=STRATEGIES)
     parser.add_argument("--split", type=int, metavar="N", help="split GPU 0 (or the CPU) into N logical devices")
+    parser.add_argument(
+        "--batchnorm", choices=BATCHNORMS, help="fused: Keras 3 BatchNormalization through cuDNN's fused kernel"
+    )
     parser.add_argument(
         "--workers",
         type=int,
@@ -54,6 +57,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             log_placement=args.log_placement,
             strategy=args.strategy,
             split=args.split,
+            batchnorm=args.batchnorm,
         )
     except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
         raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
