@@ -47,7 +47,7 @@ def one_trial(script: str, config: dict) -> tuple[dict, float, float]:
 def test_a_large_batch_is_timed_long_enough_on_the_parents_clock():
     data, before, after = one_trial(SCRIPT, {"batch_size": 1024, "input": "tf.data", "jit_compile": False})
     # 2048 samples are 2 steps of 1024: epochs are added until the window lasts MIN_WINDOW_SECONDS
-    assert data["timed_steps"] >= 10 and data["seconds"] >= MIN_WINDOW_SECONDS - 0.2
+    assert data["timed_steps"] >= 10 and data["seconds"] >= MIN_WINDOW_SECONDS
     assert before < data["timed_window"][0] < data["timed_window"][1] < after
     assert data["samples_per_second"] == data["timed_steps"] // 2 * 2048 / data["seconds"]
     assert 0 <= data["spread"] < 5

@@ -26,6 +26,7 @@ import contextlib
 import gc
 import importlib.util
 import json
+import math
 import os
 import statistics
 import sys
@@ -147,11 +148,13 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any], data: Any = None) ->
         clock = EpochClock(keras)
         window_start = time.monotonic()
         model.fit(**fit_args, epochs=epochs, verbose=0, callbacks=[clock.callback])
-        per_epoch = (time.monotonic() - window_start) / epochs
-        more = min(MAX_TIMED_EPOCHS, int(MIN_WINDOW_SECONDS / max(per_epoch, 1e-6))) - epochs
-        if more > 0:
+        elapsed = time.monotonic() - window_start
+        while elapsed < MIN_WINDOW_SECONDS and epochs < MAX_TIMED_EPOCHS:
+            # Enough more epochs for the rest of the window at the rate so far (rounded up).
+            more = min(MAX_TIMED_EPOCHS - epochs, math.ceil((MIN_WINDOW_SECONDS - elapsed) * epochs / elapsed))
             model.fit(**fit_args, epochs=more, verbose=0, callbacks=[clock.callback])
             epochs += more
+            elapsed = time.monotonic() - window_start
         window_end = time.monotonic()
     finally:
         keras.mixed_precision.set_global_policy("float32")
