@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from tfgpu.model.tune import TrialConfig
@@ -142,3 +143,13 @@ def test_public_tune_on_arrays_and_on_a_dataset():
     with pytest.raises(DiagnosticError) as info:
         tfgpu.tune(tune_tiny.build_model, ds.repeat(), compile_kwargs=literal)
     assert info.value.reference == "tune-dataset-endless"
+
+
+def test_the_fused_batchnorm_trial_runs_in_a_child_of_its_own_with_keras_numbers():
+    script = str(Path(__file__).parents[1] / "fakes" / "scripts" / "tune_batchnorm.py")
+    with TrialRunner(script, worker_runner("tune"), None, dict(os.environ)) as runner:
+        keras_bn = runner("start", TrialConfig(batch_size=64, input="tf.data", jit_compile=False))
+        fused = runner("batch normalization", replace(keras_bn.config, batchnorm="fused"))
+        assert runner.processes == 2  # the patch is process-wide: a child of its own
+    assert keras_bn.batchnorm_layers == 1 and fused.outcome == "ok", fused.reason
+    assert abs(fused.loss - keras_bn.loss) <= 1e-3 * abs(keras_bn.loss)  # the same training, step for step

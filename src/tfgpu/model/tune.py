@@ -19,6 +19,8 @@ class TrialConfig:
     steps_per_execution: int = 1
     allocator: str = "default"
     """default (BFC) or cuda_malloc_async."""
+    batchnorm: str = "keras"
+    """keras, or fused: Keras 3's BatchNormalization through cuDNN's fused kernel (tfgpu.setup(batchnorm=...))."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class Trial:
     """What the script's make_dataset() gave: "arrays" or "dataset" (None when the trial failed)."""
     spread: float | None = None
     """Interquartile range / median of the timed window's epoch times: how much to trust a small difference."""
+    batchnorm_layers: int | None = None
+    """BatchNormalization layers in the model (None when the trial failed): the fused lever needs some."""
 
 
 @dataclass(frozen=True)

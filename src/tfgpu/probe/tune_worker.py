@@ -130,6 +130,8 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any], data: Any = None) ->
     keras.mixed_precision.set_global_policy(config.get("precision", "float32"))
     try:
         model = module.build_model()
+        # One moving mean per BatchNormalization layer, nested models included.
+        batchnorm_layers = sum(1 for v in model.weights if "moving_mean" in getattr(v, "path", v.name))
         compile_kwargs = dict(
             getattr(module, "COMPILE", {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"})
         )
@@ -171,6 +173,7 @@ def run_trial(tf: Any, module: Any, config: dict[str, Any], data: Any = None) ->
         "timed_window": [window_start, window_end],
         "timed_steps": epochs * steps_per_epoch,
         "spread": spread(clock.durations),
+        "batchnorm_layers": batchnorm_layers,
         "data": "arrays" if isinstance(data, tuple) else "dataset",
         "warmup_seconds": warmup,
         "memory_peak_bytes": peak,
@@ -187,6 +190,23 @@ class Trials:
         self.module: Any = None
         self.data: Any = None
 
+    def load(self) -> None:
+        """TensorFlow, the process-wide settings of this child, then the script and its data."""
+        import tensorflow as tf
+
+        self.tf = tf
+        patch = os.environ.get("TFGPU_TUNE_FUSED_BATCHNORM")
+        if patch:  # tfgpu's configure/batchnorm.py, by path: this worker never imports tfgpu
+            spec = importlib.util.spec_from_file_location("tfgpu_fused_batchnorm", patch)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {patch}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            if not module.use_fused_batch_normalization():
+                raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
+        self.module = load_script(self.script)
+        self.data = self.module.make_dataset()
+
     def envelope(self, config_path: str) -> dict[str, Any]:
         """One trial's envelope: outcome ok or oom in ``data``, anything else in ``error``."""
         envelope: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "task": "trial", "ok": False, "data": {}}
@@ -194,13 +214,8 @@ class Trials:
         try:
             with open(config_path, encoding="utf-8") as fh:
                 config = json.load(fh)
-            if self.tf is None:
-                import tensorflow as tf
-
-                self.tf = tf
             if self.module is None:
-                self.module = load_script(self.script)
-                self.data = self.module.make_dataset()
+                self.load()
             try:
                 envelope["data"] = {"outcome": "ok", **run_trial(self.tf, self.module, config, self.data)}
             except self.tf.errors.ResourceExhaustedError as exc:

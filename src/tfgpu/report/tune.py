@@ -11,7 +11,8 @@ from tfgpu.report.sanitize import printable
 def describe(trial: Trial) -> str:
     """The configuration in one short line."""
     c = trial.config
-    return f"batch {c.batch_size}, {c.input}, {c.precision}, jit={c.jit_compile}, spe={c.steps_per_execution}, {c.allocator}"
+    fused = ", fused BN" if c.batchnorm == "fused" else ""
+    return f"batch {c.batch_size}, {c.input}, {c.precision}, jit={c.jit_compile}, spe={c.steps_per_execution}, {c.allocator}{fused}"
 
 
 TRIAL_COLUMNS = ("step", "configuration", "samples/s", "spread", "GPU busy", "warm-up", "outcome", "reason")

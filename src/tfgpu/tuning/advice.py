@@ -16,12 +16,14 @@ def _jit(value: bool | str) -> bool | str:
 def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
     """A diff-style snippet from the starting configuration to the winner ("" when they do the same)."""
     lines = []
-    if best.precision != baseline.precision or best.allocator != baseline.allocator:
+    if (best.precision, best.allocator, best.batchnorm) != (baseline.precision, baseline.allocator, baseline.batchnorm):
         args = []
         if best.precision != "float32":
             args.append('precision="mixed"')
         if best.allocator == "cuda_malloc_async":
             args.append('memory="async"')
+        if best.batchnorm == "fused":
+            args.append('batchnorm="fused"')
         lines.append(f"+ tfgpu.setup({', '.join(args)})   # first thing, before any model code")
     compile_extra = []
     if _jit(best.jit_compile) != _jit(baseline.jit_compile):

@@ -3,7 +3,8 @@
 Importing TensorFlow and initialising the GPU cost ~13 s a process on the H200, and a fresh
 child per trial spent most of a 5-minute budget on that. Now one child runs trial after trial
 (a new model each time). A new child starts when a trial needs settings read only at process
-start (the allocator: ``TF_GPU_ALLOCATOR``), and after a trial that timed out, crashed or ran out
+start (the allocator: ``TF_GPU_ALLOCATOR``) or applied to the whole process (the fused
+BatchNormalization patch), and after a trial that timed out, crashed or ran out
 of memory: a CUDA error or a fragmented allocator must not decide the next trial.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
+from importlib import resources
 
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.monitor.sampler import Sampler
@@ -20,10 +22,18 @@ from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.jobs import WarmJob
 from tfgpu.probe.runner import ServingRunner
 
+FUSED_BATCHNORM_ENV = "TFGPU_TUNE_FUSED_BATCHNORM"
+"""The file of tfgpu's fused-BatchNormalization patch, which the worker loads by path (it never imports tfgpu)."""
+
 
 def process_settings(config: TrialConfig) -> dict[str, str]:
-    """The environment a trial's child needs: what TensorFlow reads once, at start."""
-    return {"TF_GPU_ALLOCATOR": "cuda_malloc_async"} if config.allocator == "cuda_malloc_async" else {}
+    """The environment a trial's child needs: what is read once, at start (the allocator), or patched process-wide."""
+    env = {}
+    if config.allocator == "cuda_malloc_async":
+        env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
+    if config.batchnorm == "fused":
+        env[FUSED_BATCHNORM_ENV] = str(resources.files("tfgpu.configure").joinpath("batchnorm.py"))
+    return env
 
 
 class TrialRunner:
@@ -84,6 +94,7 @@ class TrialRunner:
             memory_peak_fraction=peak / total if peak and total else None,
             data=data.get("data"),
             spread=data.get("spread"),
+            batchnorm_layers=data.get("batchnorm_layers"),
         )
 
     def _job_for(self, settings: dict[str, str]) -> WarmJob:

@@ -2,7 +2,7 @@
 
 Why: the dimensions interact weakly on most models, a grid of 3 pipelines × ~8 batch sizes ×
 3 precisions × 2 XLA × 3 steps_per_execution × 2 allocators is ~900 trials, and each trial
-restarts TensorFlow. So each dimension is settled in turn, keeping the best so far.
+costs a warm-up and a timed window. So each dimension is settled in turn, keeping the best so far.
 
 XLA is judged last, on the winner. When the start has it on (Keras's jit_compile="auto" means
 XLA on a GPU), the start is measured without it: each new input shape costs XLA a compilation
@@ -11,7 +11,9 @@ budget in a few trials and tell nothing about the other dimensions. The final XL
 winner measures the compilation once (as its warm-up) and the warm rate, so the report can say
 after how many samples it repays. In between: the input pipeline, precision (before
 the batch: mixed precision halves activation memory, so the batch search then finds the
-largest batch for the precision actually used), the batch size, and the small ones. The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
+largest batch for the precision actually used), the batch size, and the small ones. Before
+precision, for a model with BatchNormalization layers: Keras's layer against cuDNN's fused
+kernel (``tfgpu.setup(batchnorm="fused")``, applied in a child of its own). The batch doubles until it stops paying (< 5 % gain) or runs out of memory, then a
 binary search between the last size that fitted and the first that did not finds the largest
 that fits, "fits" meaning with 10 % of GPU memory to spare (a batch whose peak takes more is
 treated like an OOM). A change is kept only if it is faster and, for precision and XLA, if the loss after
@@ -194,6 +196,17 @@ def search(
             )
             continue
         best = keep_if_faster("input pipeline", config, "no faster than the current best")
+
+    # Keras 3 normalises with separate elementwise ops on TensorFlow; cuDNN's fused kernel made
+    # ResNet-50 1.9x faster on the H200 (docs/performance.md §5b). Only for models that have it.
+    if first.batchnorm_layers:
+        config = replace(best.config, batchnorm="fused")
+        best = keep_if_faster(
+            "batch normalization",
+            config,
+            "no faster than Keras's own",
+            numerics_note=" with Keras's batch normalization",
+        )
 
     # Both mixed policies where the GPU has both: which is faster depends on the model and on
     # TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one).

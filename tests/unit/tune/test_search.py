@@ -269,3 +269,18 @@ def test_the_allocator_trial_is_not_started_when_a_new_process_could_not_recompi
     allocator = result.trials[-1]
     assert allocator.step == "allocator" and allocator.outcome == "skipped"
     assert allocator.reason.endswith("a new TensorFlow process and the winner's trial need about 130 s")
+
+
+def test_fused_batch_normalization_is_tried_for_models_that_have_it_and_kept_when_faster():
+    def measure(step, config, timeout):
+        rate = 1000.0 * (1.9 if config.batchnorm == "fused" else 1.0)
+        return Trial(step, config, "ok", rate, 0.5, batchnorm_layers=layers)
+
+    layers = 53  # ResNet-50
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
+    assert [t.outcome for t in result.trials if t.step == "batch normalization"] == ["ok"]
+    assert result.best.config.batchnorm == "fused"
+    assert 'tfgpu.setup(batchnorm="fused")' in code_change(result.start_config, result.best.config)
+    layers = 0  # an MLP: nothing to fuse, no trial
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
+    assert not [t for t in result.trials if t.step == "batch normalization"]
