@@ -40,6 +40,13 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
     parser.add_argument("--budget", type=float, default=600.0, metavar="SECONDS")
     parser.add_argument("--hand-from", metavar="JSON", help="hand trials measured earlier (this script's --json)")
     parser.add_argument("--skip-tune", action="store_true", help="measure the hand configurations only")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then measure the best hand configuration in N fresh children: the run-to-run noise",
+    )
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     script = str(EXAMPLES / example)
@@ -104,6 +111,17 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
             tensorflow_processes=measure.processes,
             trials=[{**dataclasses.asdict(t), "config": dataclasses.asdict(t.config)} for t in result.trials],
         )
+    if args.repeat:
+        config = TrialConfig(**best_hand["config"])
+        rates = []
+        for _ in range(args.repeat):  # a fresh child each time: between processes, not between epochs
+            with TrialRunner(script, worker_runner("tune"), nvml, dict(os.environ)) as measure:
+                trial = measure("repeat", config, HAND_TIMEOUT_SECONDS)
+            _print(trial)
+            rates.append(trial.samples_per_second or 0.0)
+        low, high = min(rates), max(rates)
+        print(f"run to run, {args.repeat} children: {low:,.0f}-{high:,.0f} samples/s ({(high - low) / low:.1%})")
+        doc_out["repeat"] = rates
     if args.json:
         Path(args.json).write_text(json.dumps(doc_out, indent=2))
     sys.stdout.flush()
