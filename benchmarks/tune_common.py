@@ -120,7 +120,8 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
             _print(trial)
             rates.append(trial.samples_per_second or 0.0)
         low, high = min(rates), max(rates)
-        print(f"run to run, {args.repeat} children: {low:,.0f}-{high:,.0f} samples/s ({(high - low) / low:.1%})")
+        spread = f"{(high - low) / low:.1%}" if low else "a child failed"
+        print(f"run to run, {args.repeat} children: {low:,.0f}-{high:,.0f} samples/s ({spread})")
         doc_out["repeat"] = rates
     if args.json:
         Path(args.json).write_text(json.dumps(doc_out, indent=2))
