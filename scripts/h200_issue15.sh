@@ -3,7 +3,9 @@
 #   setsid nohup bash scripts/h200_issue15.sh run >/tmp/i15.log 2>&1 </dev/null &
 #   bash scripts/h200_issue15.sh wait SECONDS    # tail the log until done or SECONDS pass, copy results to $OUT
 # run: tune vs hand on the MNIST CNN at --budget 300, on ResNet-50 at --budget 600, then Keras 3's
-# BatchNormalization against cuDNN's fused kernel in ResNet-50 (issue 16). Each benchmark gets a fresh
+# BatchNormalization against cuDNN's fused kernel in ResNet-50 (issue 16; since then through
+# tfgpu.setup(batchnorm="fused")), and with REPEAT=N the best MNIST hand configuration in N fresh
+# children (issue 15's run-to-run noise). Each benchmark gets a fresh
 # TensorFlow child of its own; nothing else uses the GPU meanwhile.
 set -u
 o=/tmp/i15
@@ -24,4 +26,5 @@ step() {
 step tune-mnist python3 benchmarks/tune_mnist.py --budget 300 --json "$o/tune-mnist.json"
 step tune-resnet50 python3 benchmarks/tune_resnet50.py --budget 600 --json "$o/tune-resnet50.json"
 step resnet50-batchnorm python3 benchmarks/resnet50_batchnorm.py --json "$o/resnet50-batchnorm.json"
+[ "${REPEAT:-0}" -gt 0 ] && step mnist-repeat python3 benchmarks/tune_mnist.py --skip-tune --repeat "$REPEAT"
 touch "$o/done"
