@@ -23,8 +23,21 @@ def context_of(facts: Facts | None) -> ScanContext:
         container = facts.host.container is not None
     tf = facts.tensorflow
     return ScanContext(
-        os=os_name, tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None, container=container
+        os=os_name,
+        tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None,
+        container=container,
+        cuda_installed=cuda_installed(facts),
     )
+
+
+def cuda_installed(facts: Facts) -> tuple[str, ...] | None:
+    """The CUDA runtime versions found on the machine (TF's own and other majors), when the libraries were read."""
+    if not isinstance(facts.libraries, LibraryFacts):
+        return None
+    cudart = facts.libraries.get("cudart")
+    copies = (*(cudart.copies if cudart else ()), *facts.libraries.foreign_cudart)
+    versions = {".".join(c.version.split(".")[:2]) for c in copies if isinstance(c.version, str) and c.version}
+    return tuple(sorted(versions)) or None
 
 
 def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:

@@ -75,6 +75,10 @@ class Signature:
     when_container: bool | None = None
     """Only inside (True) or outside (False) a container: the same missing libcuda is a driver
     to install on a host and a GPU runtime that was not asked for in a container."""
+    when_other_cuda: bool = False
+    """Only when the CUDA versions installed are known and none provides the version the
+    pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
+    CUDA installed, not a library to put on the path."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 keywords=tuple(tuple(keys) for keys in keywords),
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
+                when_other_cuda=bool(when.get("other_cuda", False)),
             )
         )
     ids = [s.id for s in out]
@@ -263,6 +268,8 @@ class ScanContext:
     os: str | None = None
     tf_version: str | None = None
     container: bool | None = None
+    cuda_installed: tuple[str, ...] | None = None
+    """CUDA versions installed on the machine ("10.2", "12"), when known."""
 
 
 @dataclass(frozen=True)
@@ -387,8 +394,9 @@ class LogScanner:
             os=ctx.os or ("windows" if self.windows_seen else None),
             tf_version=ctx.tf_version or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
+            cuda_installed=ctx.cuda_installed,
         )
-        kept = [h for h in self._hits.values() if self._applies(h.signature, effective)]
+        kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
         kept = [h for h in kept if not ((h.signature.only_alone or h.signature.fallback) and specific)]
         kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
@@ -399,7 +407,10 @@ class LogScanner:
             distinct.setdefault(hit.signature.category, hit)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
-    def _applies(self, signature: Signature, ctx: ScanContext) -> bool:
+    def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
+        signature = hit.signature
+        if signature.when_other_cuda and not other_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+            return False
         if any(id(p) not in self._also_seen for p in signature.also):
             return False
         if signature.when_os and ctx.os != signature.when_os:
@@ -411,6 +422,32 @@ class LogScanner:
             if version is None or version < signature.tf_min:
                 return False
         return True
+
+
+def cuda_version_of(soname_version: str) -> str:
+    """The CUDA version a library's soname names: "10.1" and "11" as they are, Windows's "101" → "10.1"."""
+    if soname_version.isdigit() and len(soname_version) == 3:
+        return f"{soname_version[:2]}.{soname_version[2]}"
+    return soname_version
+
+
+def other_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
+    """True when the versions installed are known and none provides ``want``.
+
+    From CUDA 11 a soname carries the major only (libcudart.so.11.0 serves every 11.x), so
+    majors are compared; before, minors are part of the soname (libcudart.so.10.1).
+    """
+    if not want or not installed:
+        return False
+    wanted = cuda_version_of(want).split(".")
+
+    def provides(version: str) -> bool:
+        have = version.split(".")
+        if wanted[0] != have[0]:
+            return False
+        return int(wanted[0]) >= 11 or len(wanted) < 2 or len(have) < 2 or wanted[1] == have[1]
+
+    return not any(provides(v) for v in installed)
 
 
 def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:

@@ -18,6 +18,7 @@ CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.json
 CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
     "libcuda-missing-in-container": ScanContext(container=True),
+    "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
 }
 
 
@@ -72,7 +73,9 @@ PREFIXES = st.sampled_from(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.sampled_from([s for s in SIGNATURES if not s.also and not s.when_os and s.when_container is None]),
+    st.sampled_from(
+        [s for s in SIGNATURES if not s.also and not s.when_os and s.when_container is None and not s.when_other_cuda]
+    ),
     PREFIXES,
     st.sampled_from(["", "\r", "\x1b[0m"]),
 )
@@ -149,3 +152,18 @@ def test_a_missing_libcuda_is_the_driver_on_a_host_and_the_gpu_runtime_in_a_cont
     prompt = "root@a8c0f508dc92:/gpt-2# python3 src/interactive_conditional_samples.py"
     assert scan([prompt, line]).hits[0].signature.category == "docker_no_gpu"  # the log says so itself
     assert scan([line], ScanContext(container=False)).hits[0].signature.category == "driver_missing"
+
+
+def test_a_missing_runtime_beside_another_installed_cuda_is_the_wrong_cuda_version():
+    line = (
+        "Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot open shared object file"
+    )
+    top = lambda ctx: scan([line], ctx).hits[0].signature.category  # noqa: E731
+    assert top(None) == "missing_cuda_library"  # nothing known about the machine
+    assert top(ScanContext(cuda_installed=("10.0",))) == "wrong_cuda_version_installed"
+    assert top(ScanContext(cuda_installed=("10.1",))) == "missing_cuda_library"  # installed: a path problem
+    eleven = "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open"
+    assert scan([eleven], ScanContext(cuda_installed=("11.2",))).hits[0].signature.category == "missing_cuda_library"
+    assert (
+        scan([eleven], ScanContext(cuda_installed=("12",))).hits[0].signature.category == "wrong_cuda_version_installed"
+    )

@@ -1,0 +1,30 @@
+"""The machine context explain takes from the doctor's facts: the CUDA versions installed."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tfgpu.explain.explain import cuda_installed
+from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts
+from tfgpu.model.unavailable import Unavailable
+
+
+def test_cuda_installed_reads_tfs_runtime_and_the_other_majors_on_the_path():
+    libraries = LibraryFacts(
+        cuda_major="12",
+        libraries=(
+            CudaLibrary(
+                name="cudart",
+                soname="libcudart.so.12",
+                required=True,
+                copies=(LibraryCopy("/venv/nvidia/cuda_runtime/lib/libcudart.so.12", "runpath", "12.5.82"),),
+            ),
+        ),
+        search_order=(),
+        foreign_cudart=(
+            LibraryCopy("/usr/local/cuda-11.8/lib64/libcudart.so.11.0", "ld_library_path", "11.8.89"),
+            LibraryCopy("/opt/old/libcudart.so.10.1", "elsewhere", Unavailable("no version", "test")),
+        ),
+    )
+    assert cuda_installed(SimpleNamespace(libraries=libraries)) == ("11.8", "12.5")
+    assert cuda_installed(SimpleNamespace(libraries=Unavailable("not read", "test"))) is None
