@@ -1,5 +1,7 @@
 """tfgpu bench on tensorflow-cpu: the CLI in process, the real worker in its child, tiny sizes."""
 
+import os
+
 from tests.fakes.cli import mock_environment, run_cli
 from tests.fakes.nvml import FakeNvml
 
@@ -28,3 +30,26 @@ def test_scaling_suite_runs_mirrored_replicas_on_two_logical_cpus():
     entries = {e["name"]: e for e in bench_json("scaling")["entries"]}
     replicated = entries["mnist_cnn float32 b32 x2 reduce_to_one"]
     assert replicated["ok"] and replicated["value"] > 0 and replicated["scaling_efficiency"] > 0
+
+
+def test_a_fused_batchnorm_workload_runs_in_a_child_with_the_patch():
+    """The bench worker loads configure/batchnorm.py by path and refuses a fused spec without it."""
+    from tfgpu.bench.run import run_benchmark
+
+    spec = {"kind": "model", "model": "resnet50", "batch": 1, "steps": 1, "batchnorm": "fused"}
+    result = run_benchmark("models", [spec], worker_runner("bench"), gpu_name=None, environ=dict(os.environ))
+    (entry,) = result.entries
+    assert entry.ok and entry.value and entry.name == "resnet50 float32 b1 fused-bn", entry.error
+    unpatched = run_benchmark("models", [spec], _WithoutPatch(), gpu_name=None, environ=dict(os.environ))
+    assert not unpatched.entries[0].ok and "without TFGPU_FUSED_BATCHNORM" in unpatched.entries[0].error
+
+
+class _WithoutPatch:
+    """The real worker, started without the variable the parent sets: the spec must fail, not run unfused."""
+
+    def __init__(self):
+        self.runner = worker_runner("bench")
+
+    def run(self, task, *, timeout_seconds=0, env=None, args=()):
+        env = {k: v for k, v in (env or {}).items() if k != "TFGPU_FUSED_BATCHNORM"}
+        return self.runner.run(task, timeout_seconds=timeout_seconds, env=env, args=args)

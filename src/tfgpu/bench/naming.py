@@ -37,6 +37,7 @@ def entry_name(spec: Mapping[str, Any]) -> str:
             *([spec["input"]] if spec.get("input", "repeat") != "repeat" else []),
             *([f"spe{spec['steps_per_execution']}"] if spec.get("steps_per_execution", 1) != 1 else []),
             *(["layout-optimizer off"] if spec.get("layout_optimizer") is False else []),
+            *(["fused-bn"] if spec.get("batchnorm") == "fused" else []),
             *([f"x{spec['replicas']} {spec.get('all_reduce', 'nccl')}"] if spec.get("replicas", 1) != 1 else []),
         ]
         name = f"{spec['model']} {' '.join(options)}"

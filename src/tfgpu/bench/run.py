@@ -8,19 +8,24 @@ from dataclasses import replace
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
-from tfgpu.knowledge.measured import best_measured
+from tfgpu.knowledge.measured import best_measured, peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
-from tfgpu.probe.jobs import run_job
+from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
+
+
+def _child_env(spec: Mapping[str, Any]) -> dict[str, str]:
+    """What the spec's child needs set at start: its ``env``, and the fused batch norm patch (process-wide)."""
+    return {**(spec.get("env") or {}), **(fused_batchnorm_env() if spec.get("batchnorm") == "fused" else {})}
 
 
 def _env_groups(specs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, str], list[int]]]:
     """Spec indices by the environment their child needs (TensorFlow reads most settings once, at start)."""
     groups: dict[tuple[tuple[str, str], ...], list[int]] = {}
     for index, spec in enumerate(specs):
-        groups.setdefault(tuple(sorted((spec.get("env") or {}).items())), []).append(index)
+        groups.setdefault(tuple(sorted(_child_env(spec).items())), []).append(index)
     return [(dict(key), indices) for key, indices in groups.items()]
 
 
@@ -75,6 +80,7 @@ def run_benchmark(
     A failed child (crash, timeout) becomes failed entries carrying its reason. A spec with
     ``speedup_of`` (the name of another entry: the GPU run of a CPU workload) gets that entry's
     value over its own; one with ``scaling_of`` (its one-replica run) its scaling efficiency.
+    A model on one GPU gets the fastest other framework's recorded rate on this GPU model, if any.
     """
     peaks = peaks_for(gpu_name) if gpu_name else None
     start = time.monotonic()
@@ -89,6 +95,11 @@ def run_benchmark(
         )
         if spec["kind"] == "copy" and spec["direction"] != "d2d":
             peak = None  # host links (PCIe/NVLink-C2C) are not in the datasheet table
+        peer = (
+            peer_measured(gpu_name, spec["model"], spec.get("precision", "float32"), int(spec["batch"]))
+            if on_gpu and spec["kind"] == "model" and int(spec.get("replicas", 1)) == 1
+            else None
+        )
         entries.append(
             BenchEntry(
                 name=entry_name(spec),
@@ -102,6 +113,8 @@ def run_benchmark(
                 error=_summary(r["error"]) if r.get("error") else None,
                 first_epoch_seconds=r.get("first_epoch_seconds"),
                 best_measured=best_measured(gpu_name, entry_name(spec)) if on_gpu else None,
+                peer=peer.value if peer else None,
+                peer_framework=peer.framework if peer else None,
             )
         )
     values = {e.name: e.value for e in entries if e.ok and e.value}

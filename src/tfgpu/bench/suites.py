@@ -66,8 +66,11 @@ def _models(tiny: bool) -> list[dict[str, Any]]:
         for p in ("float32", "mixed_bfloat16")
         for x in (False, True)
     ]
+    # ResNet-50 as Keras 3 builds it, then with cuDNN's fused batch norm (tfgpu.setup(batchnorm="fused"):
+    # 1.9x on the H200, docs/performance.md §5b); the report puts both against PyTorch on this GPU.
     specs += [
-        {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": p, "xla": False}
+        {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": p, "xla": False, **fused}
+        for fused in ({}, {"batchnorm": "fused"})
         for p in ("float32", "mixed_bfloat16")
     ]
     # The same MNIST step on the CPU only (a child that sees no GPU), for the speedup figure.

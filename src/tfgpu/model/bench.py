@@ -26,6 +26,10 @@ class BenchEntry:
     """Replicated workloads: samples/s over (replicas × the one-replica samples/s)."""
     gpu_speedup: float | None = None
     """CPU workloads: how many times faster the same workload ran on the GPU."""
+    peer: float | None = None
+    """Models: another framework's recorded rate for the same model, precision and batch on this GPU model."""
+    peer_framework: str | None = None
+    """Who reached ``peer`` (e.g. "PyTorch 2.11 (TF32, channels_last)")."""
 
     @property
     def fraction_of_peak(self) -> float | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import runpy
 import statistics
 import sys
 import time
@@ -29,6 +30,13 @@ def device(tf: Any, where: str = "auto") -> str:
     if where == "cpu" or not tf.config.list_physical_devices("GPU"):
         return "/CPU:0"
     return "/GPU:0"
+
+
+def use_fused_batchnorm_if_asked() -> None:
+    """Load tfgpu's fused-BatchNormalization patch by path (TFGPU_FUSED_BATCHNORM): this worker never imports tfgpu."""
+    patch = os.environ.get("TFGPU_FUSED_BATCHNORM")
+    if patch and not runpy.run_path(patch)["use_fused_batch_normalization"]():
+        raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
 
 
 def timed(fn: Any, repeats: int, warmup: int) -> list[float]:
@@ -219,12 +227,15 @@ def bench_model(tf: Any, np: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """Training samples/s of a reference model, and how long the first (tracing, compiling) epoch took.
 
     Options: ``input`` (see _model_input), ``precision``, ``xla``, ``steps_per_execution``,
+    ``batchnorm`` ("fused": the parent runs the spec in a child with TFGPU_FUSED_BATCHNORM set),
     ``layout_optimizer`` (False keeps Grappler from rewriting NHWC convolutions to NCHW), and
     ``replicas`` with ``all_reduce`` (MirroredStrategy; ``batch`` is per replica, as when a
     global batch is scaled with the replicas).
     """
     import keras
 
+    if spec.get("batchnorm") == "fused" and not getattr(keras.layers.BatchNormalization.call, "_tfgpu_fused", False):
+        raise RuntimeError("batchnorm='fused' asked for, but this child was started without TFGPU_FUSED_BATCHNORM")
     if spec.get("layout_optimizer") is False:
         tf.config.optimizer.set_experimental_options({"layout_optimizer": False})
     keras.mixed_precision.set_global_policy(spec.get("precision", "float32"))
@@ -391,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if os.environ.get("TFGPU_BENCH_LOGICAL_DEVICES"):
             split_first_device(tf, int(os.environ["TFGPU_BENCH_LOGICAL_DEVICES"]))
+        use_fused_batchnorm_if_asked()
         envelope["data"] = {
             "results": run_specs(tf, np, specs),
             "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],

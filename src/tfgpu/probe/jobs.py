@@ -16,6 +16,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Literal
 
 from tfgpu.probe.runner import ProbeRun, ProbeRunner, ServingRunner, WorkerSession
@@ -23,6 +24,15 @@ from tfgpu.probe.tf_logs import summarize_error
 
 JobStatus = Literal["ok", "failed", "timed_out", "crashed", "protocol_error"]
 MAX_REASON_CHARS = 300
+FUSED_BATCHNORM_ENV = "TFGPU_FUSED_BATCHNORM"
+"""Names tfgpu's fused-BatchNormalization patch (configure/batchnorm.py) for a worker child, which
+loads it by path (workers never import tfgpu); the patch is process-wide, so it is an environment
+setting: such trials and workloads get a child of their own."""
+
+
+def fused_batchnorm_env() -> dict[str, str]:
+    """The environment that makes a bench or tune worker route Keras 3's BatchNormalization through cuDNN's fused kernel."""
+    return {FUSED_BATCHNORM_ENV: str(resources.files("tfgpu.configure").joinpath("batchnorm.py"))}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import importlib.util
 import json
 import math
 import os
+import runpy
 import statistics
 import sys
 import time
@@ -39,6 +40,13 @@ MIN_TIMED_STEPS = 10
 """A large batch of a small dataset is a few steps per epoch: time enough epochs for this many."""
 MIN_WINDOW_SECONDS = 2.0
 MAX_TIMED_EPOCHS = 500
+
+
+def use_fused_batchnorm_if_asked() -> None:
+    """Load tfgpu's fused-BatchNormalization patch by path (TFGPU_FUSED_BATCHNORM): this worker never imports tfgpu."""
+    patch = os.environ.get("TFGPU_FUSED_BATCHNORM")
+    if patch and not runpy.run_path(patch)["use_fused_batch_normalization"]():
+        raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
 
 
 def load_script(path: str) -> Any:
@@ -195,15 +203,7 @@ class Trials:
         import tensorflow as tf
 
         self.tf = tf
-        patch = os.environ.get("TFGPU_TUNE_FUSED_BATCHNORM")
-        if patch:  # tfgpu's configure/batchnorm.py, by path: this worker never imports tfgpu
-            spec = importlib.util.spec_from_file_location("tfgpu_fused_batchnorm", patch)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {patch}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            if not module.use_fused_batch_normalization():
-                raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
+        use_fused_batchnorm_if_asked()
         self.module = load_script(self.script)
         self.data = self.module.make_dataset()
 

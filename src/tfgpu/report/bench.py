@@ -51,6 +51,8 @@ def _note(e: BenchEntry) -> str:
         parts.append(f"scaling {e.scaling_efficiency:.0%} of linear")
     if e.first_epoch_seconds is not None:
         parts.append(f"first epoch {e.first_epoch_seconds:.1f} s")
+    if e.ok and e.value and e.peer and e.peer_framework:
+        parts.append(f"{e.value / e.peer:.2f} of {e.peer_framework} on this GPU ({e.peer:,.0f})")
     return "; ".join(p for p in parts if p)
 
 

@@ -13,17 +13,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from importlib import resources
 
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.probe.jobs import WarmJob
+from tfgpu.probe.jobs import WarmJob, fused_batchnorm_env
 from tfgpu.probe.runner import ServingRunner
-
-FUSED_BATCHNORM_ENV = "TFGPU_TUNE_FUSED_BATCHNORM"
-"""The file of tfgpu's fused-BatchNormalization patch, which the worker loads by path (it never imports tfgpu)."""
 
 
 def process_settings(config: TrialConfig) -> dict[str, str]:
@@ -32,7 +28,7 @@ def process_settings(config: TrialConfig) -> dict[str, str]:
     if config.allocator == "cuda_malloc_async":
         env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
     if config.batchnorm == "fused":
-        env[FUSED_BATCHNORM_ENV] = str(resources.files("tfgpu.configure").joinpath("batchnorm.py"))
+        env.update(fused_batchnorm_env())
     return env
 
 

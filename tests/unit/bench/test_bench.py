@@ -10,8 +10,11 @@ import pytest
 from tfgpu.bench.naming import entry_name
 from tfgpu.bench.run import compare, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
+from tfgpu.knowledge.measured import peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
+from tfgpu.probe.jobs import fused_batchnorm_env
 from tfgpu.probe.runner import ProbeRun
+from tfgpu.report.bench import bench_table
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "bench" / "cpu-tensorflow-cpu-2.21.json"
 
@@ -98,7 +101,11 @@ def test_specs_needing_other_settings_get_their_own_child_and_keep_their_order()
     runner = SpecEchoRunner()
     result = run_benchmark("full", specs, runner, gpu_name="NVIDIA H200", environ={"KEEP": "1"})
     envs = [{k: v for k, v in c.items() if k not in ("KEEP", "TF_CPP_MIN_LOG_LEVEL")} for c in runner.children]
-    assert envs == [{}, {"TF_CUDNN_USE_AUTOTUNE": "0"}, {"CUDA_VISIBLE_DEVICES": ""}]
+    fused = fused_batchnorm_env()
+    assert envs == [{}, {"TF_CUDNN_USE_AUTOTUNE": "0"}, fused, {"CUDA_VISIBLE_DEVICES": ""}]
+    assert (
+        Path(fused["TFGPU_FUSED_BATCHNORM"]).name == "batchnorm.py" and Path(fused["TFGPU_FUSED_BATCHNORM"]).is_file()
+    )
     assert all(c["KEEP"] == "1" for c in runner.children)
     assert [e.name for e in result.entries] == [entry_name(s) for s in specs]
     autotune_off = [e.name for e in result.entries if "TF_CUDNN_USE_AUTOTUNE=0" in e.name]
@@ -166,3 +173,32 @@ def test_the_cpu_suite_has_no_tf32_labels_but_the_gpu_suite_names_both_modes():
     gpu = [entry_name(s) for s in suite("matmul", tiny=False)]
     assert not any("tf32" in name for name in cpu) and "matmul float32 256" in cpu
     assert "matmul float32 (tf32 on) 8192" in gpu and "matmul float32 (tf32 off) 8192" in gpu
+
+
+def test_models_on_one_gpu_are_put_against_the_fastest_peer_measured_on_that_gpu_model():
+    """Issue 16: bench says how far TF's ResNet-50 is from PyTorch's on the same GPU, fused batch norm or not."""
+    result = run_benchmark("models", suite("models", tiny=False), SpecEchoRunner(), gpu_name="NVIDIA H200", environ={})
+    entries = {e.name: e for e in result.entries}
+    for name in ("resnet50 float32 b256", "resnet50 float32 b256 fused-bn"):
+        assert entries[name].peer == 3172 and entries[name].peer_framework.startswith("PyTorch 2.11 (TF32")
+    assert entries["resnet50 mixed_bfloat16 b256 fused-bn"].peer == 4723
+    assert all(e.peer is None for e in result.entries if e.name.startswith("mnist_cnn"))
+    table = bench_table(result)
+    notes = table.columns[-1]._cells
+    assert any("0.16 of PyTorch 2.11 (TF32, channels_last) on this GPU (3,172)" in n for n in notes)
+    other = run_benchmark("models", suite("models", tiny=False), SpecEchoRunner(), gpu_name="NVIDIA A100", environ={})
+    assert all(e.peer is None for e in other.entries)
+
+
+def test_every_peer_row_is_the_figure_of_the_run_it_cites():
+    import csv
+
+    root = Path(__file__).parents[3]
+    table = root / "src" / "tfgpu" / "knowledge" / "data" / "peer_measured.csv"
+    rows = list(csv.DictReader(table.read_text().splitlines()))
+    assert rows
+    for row in rows:
+        text = (root / row["source"]).read_text()
+        assert f"{int(float(row['value'])):,} img/s" in text, row
+        figure = peer_measured(row["gpu_model"], row["model"], row["precision"], int(row["batch"]))
+        assert figure and figure.value == float(row["value"])
