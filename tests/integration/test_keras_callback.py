@@ -56,3 +56,48 @@ def test_a_plot_without_matplotlib_is_refused_when_the_callback_is_made(capsys, 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     monitor = GpuMonitor(plot="run.png", nvml=FakeNvml.single_gpu())
     assert monitor.plot is None and "needs matplotlib (pip install 'tfgpu[plot]')" in capsys.readouterr().out
+
+
+def _conv_bn_model():
+    import keras
+
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(8, 8, 3)),
+            keras.layers.Conv2D(4, 3),
+            keras.layers.BatchNormalization(),
+            keras.layers.GlobalAveragePooling2D(),
+            keras.layers.Dense(8),
+            keras.layers.BatchNormalization(),  # rank 2: cuDNN's fused kernel is for NHWC images, not counted
+            keras.layers.Dense(3, activation="softmax"),
+        ]
+    )
+    model.compile(loss="sparse_categorical_crossentropy", optimizer="sgd", jit_compile=False)
+    return model
+
+
+def test_a_busy_gpu_running_keras3_unfused_batch_norm_is_told_the_fused_kernel_first():
+    """Issue 16: "busy" was the verdict for Keras 3's ResNet-50 at 0.27 of PyTorch; its batch norm was half the step."""
+    from tfgpu.integrations.keras import GpuMonitor
+
+    x, y = np.random.rand(64, 8, 8, 3).astype("float32"), np.random.randint(0, 3, 64)
+    monitor = GpuMonitor(interval_seconds=0.01, nvml=FakeNvml.from_recording("h200", "under_load"), verbose=False)
+    _conv_bn_model().fit(x, y, epochs=1, batch_size=16, verbose=0, callbacks=[monitor])
+    first = monitor.verdicts[0]
+    assert first.id == "keras3-batchnorm-unfused" and first.summary.startswith("1 BatchNormalization layers")
+    assert any("tfgpu.setup(batchnorm='fused')" in a for a in first.advice)
+    assert any(a.startswith("or, unchanged: tfgpu run --batchnorm fused") for a in first.advice)
+    assert monitor.verdicts[1].id == "gpu-busy"
+
+
+def test_after_setup_fused_no_layer_is_counted_unfused():
+    code = (
+        "import tfgpu, keras\n"
+        "from tfgpu.configure.batchnorm import unfused_batchnorm_layers\n"
+        "m = keras.Sequential([keras.Input(shape=(8, 8, 3)), keras.layers.Conv2D(4, 3), keras.layers.BatchNormalization()])\n"
+        "before = unfused_batchnorm_layers(m)\n"
+        "tfgpu.setup(batchnorm='fused')\n"
+        "print('COUNTS', before, unfused_batchnorm_layers(m))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "COUNTS 1 0" in result.stdout, result.stderr[-2000:]

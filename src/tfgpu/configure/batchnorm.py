@@ -43,13 +43,37 @@ def use_fused_batch_normalization() -> bool:
     return True
 
 
+def unfused_batchnorm_layers(model: Any) -> int | None:
+    """How many of the model's BatchNormalization layers run Keras 3's separate ops where the fused kernel could.
+
+    None where the question does not arise: Keras 2 / tf.keras (which fuses already) or another
+    backend. GpuMonitor turns a count into a verdict: a GPU kept busy by these small kernels is
+    busy, not fast. Read after training, when every layer is built and knows its input's rank.
+    """
+    import keras
+
+    if not keras.__version__.startswith("3.") or keras.backend.backend() != "tensorflow":
+        return None
+    if getattr(keras.layers.BatchNormalization.call, _PATCHED, False):
+        return 0
+    layers = model._flatten_layers(include_self=False) if hasattr(model, "_flatten_layers") else []
+    return sum(
+        1
+        for layer in layers
+        if isinstance(layer, keras.layers.BatchNormalization) and getattr(layer.input_spec, "ndim", None) == 4
+        if _fusable_layer(layer)
+    )
+
+
+def _fusable_layer(layer: Any) -> bool:
+    return not layer.renorm and not layer.synchronized and layer.axis in (-1, 3)
+
+
 def _fusable(layer: Any, inputs: Any, mask: Any) -> bool:
     return bool(
         mask is None
-        and not layer.renorm
-        and not layer.synchronized
+        and _fusable_layer(layer)
         and inputs.shape.rank == 4
-        and layer.axis in (-1, 3)
         and inputs.dtype.name in ("float32", "float16", "bfloat16")
     )
 

@@ -167,6 +167,7 @@ def _make_class() -> type:
                 tf_memory_peak_bytes=_tf_memory_peak(self.sampler.gpu_indices),
                 epoch_seconds=tuple(self.epoch_seconds),
                 jit_compile=_jit_compile(getattr(self, "model", None)),
+                unfused_batchnorm_layers=_unfused_batchnorm_layers(getattr(self, "model", None)),
             )
             self.verdicts = judge(self.sampler.stats(), run)
             if self.plot:
@@ -186,6 +187,16 @@ def _jit_compile(model: Any) -> bool | None:
     except Exception:  # noqa: BLE001 - a model that cannot say is judged without it
         return None
     return value if isinstance(value, bool) else None
+
+
+def _unfused_batchnorm_layers(model: Any) -> int | None:
+    """Keras 3 BatchNormalization layers that run unfused on TensorFlow (configure/batchnorm.py counts them)."""
+    from tfgpu.configure.batchnorm import unfused_batchnorm_layers
+
+    try:
+        return unfused_batchnorm_layers(model) if model is not None else None
+    except Exception:  # noqa: BLE001 - a model that cannot say is judged without it
+        return None
 
 
 def __getattr__(name: str) -> Any:

@@ -176,3 +176,14 @@ def test_a_modest_first_epoch_is_an_aside_or_nothing():
     assert "tracing and autotuning" in judge([stats_with(95)], long_run)[1].detail
     quiet = RunFacts(epoch_seconds=(3.0, 1.0, 1.0))  # 2 s of tracing is not worth a word
     assert [v.id for v in judge([stats_with(95)], quiet)] == ["gpu-busy"]
+
+
+def test_unfused_keras3_batch_norm_leads_on_a_busy_gpu_and_follows_an_idle_one():
+    busy = [v.id for v in judge([stats_with(95)], RunFacts(unfused_batchnorm_layers=53, jit_compile=False))]
+    assert busy == ["keras3-batchnorm-unfused", "gpu-busy"]
+    idle = judge([stats_with(8)], RunFacts(wall_seconds=60.0, steps=100, unfused_batchnorm_layers=53))
+    assert [v.id for v in idle] == ["input-bound", "keras3-batchnorm-unfused"]
+    assert "busy is not fast" not in idle[1].detail and "1.9x" in idle[1].detail
+    # XLA fuses them itself; a fused or BN-free model is told nothing
+    for run in (RunFacts(unfused_batchnorm_layers=53, jit_compile=True), RunFacts(unfused_batchnorm_layers=0)):
+        assert "keras3-batchnorm-unfused" not in [v.id for v in judge([stats_with(95)], run)]
