@@ -21,7 +21,7 @@ from pathlib import Path
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.probe.runner import worker_runner
-from tfgpu.report.tune import trial_row, winner_line
+from tfgpu.report.tune import confirmation_line, trial_row, winner_line
 from tfgpu.tuning.advice import precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner
@@ -91,6 +91,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
                 mixed_policies=mixed_policies_for(nvml),
                 on_trial=_print,
                 on_best=best_so_far,
+                new_process=measure.close,
             )
         wall = time.monotonic() - start
         print(f"first recommendation after {bests[0][0]:.0f} s (target <= 60 s)" if bests else "no recommendation")
@@ -98,7 +99,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
         ratio = (result.best.samples_per_second or 0.0) / best_hand["samples_per_second"]
         print(f"tune {winner_line(result)}")
         print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
-        for note in (xla_break_even(result), precision_note(result)):
+        for note in (confirmation_line(result), xla_break_even(result), precision_note(result)):
             if note:
                 print(note)
         doc_out.update(
@@ -109,6 +110,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
             seconds=wall,
             best_so_far=bests,
             tensorflow_processes=measure.processes,
+            process_noise=result.process_noise,
             trials=[{**dataclasses.asdict(t), "config": dataclasses.asdict(t.config)} for t in result.trials],
         )
     if args.repeat:

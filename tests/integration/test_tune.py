@@ -33,8 +33,11 @@ def test_trials_share_a_warm_child_and_an_oom_or_new_allocator_starts_another():
         assert oom.outcome == "oom" and "OOM" in oom.reason
         again = runner("batch size", TrialConfig(batch_size=64, input="tf.data"))
         assert again.outcome == "ok" and runner.processes == 2 and again.loss == ok.loss  # a fresh child after the OOM
-        runner("allocator", TrialConfig(batch_size=64, allocator="cuda_malloc_async"))
+        winner = runner("allocator", TrialConfig(batch_size=64, allocator="cuda_malloc_async"))
         assert runner.processes == 3  # TF_GPU_ALLOCATOR is read at start
+        runner.close()  # the search's new_process: the confirm trial runs the winner in a fresh child
+        confirmed = runner("confirm", winner.config)
+        assert confirmed.outcome == "ok" and runner.processes == 4 and confirmed.loss == winner.loss
 
 
 def one_trial(script: str, config: dict) -> tuple[dict, float, float]:

@@ -58,6 +58,17 @@ class TuneResult:
     seconds: float
     requested: TrialConfig | None = None
     """The user's starting configuration, which the code change starts from (None: ``baseline``'s)."""
+    confirmation: Trial | None = None
+    """The winner measured again in a fresh TensorFlow process (None: not run; skipped: no budget)."""
+
+    @property
+    def process_noise(self) -> float | None:
+        """|confirmation - winner| / winner: how far one configuration moved between two processes."""
+        again, first = (
+            (self.confirmation.samples_per_second if self.confirmation else None),
+            self.best.samples_per_second,
+        )
+        return abs(again - first) / first if again and first else None
 
     @property
     def start_config(self) -> TrialConfig:

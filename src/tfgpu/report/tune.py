@@ -51,6 +51,24 @@ def winner_line(result: TuneResult) -> str:
     )
 
 
+def confirmation_line(result: TuneResult) -> str | None:
+    """The winner measured again in a fresh process: the figure to expect and the noise a gain must beat."""
+    again = result.confirmation
+    if again is None:
+        return None
+    if again.outcome != "ok" or not again.samples_per_second or not result.best.samples_per_second:
+        return f"Not measured again in a fresh TensorFlow process ({again.outcome}: {printable(again.reason)})."
+    change = again.samples_per_second / result.best.samples_per_second - 1
+    noise = result.process_noise or 0.0
+    line = (
+        f"Measured again in a fresh TensorFlow process: {again.samples_per_second:,.0f} samples/s ({change:+.1%}); "
+        f"differences under {max(noise, 0.01):.0%} are noise between processes"
+    )
+    if result.speedup and result.speedup - 1 <= noise:
+        line += f", and the winner's gain over the start ({result.speedup:.2f}x) is within it"
+    return line + "."
+
+
 def best_so_far_line(best: Trial, start: Trial | None) -> str:
     """The recommendation while the search goes on."""
     gain = (
@@ -78,5 +96,6 @@ def render_tune_json(
         "batch_caveat": caveat,
         "xla_break_even": xla_note,
         "precision_note": precision_note,
+        "process_noise": result.process_noise,
     }
     return render_document(command_document("tune", body))

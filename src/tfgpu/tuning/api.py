@@ -118,6 +118,7 @@ def tune(
                 measure,
                 budget_seconds=budget_seconds,
                 mixed_policies=mixed_policies_for(client),
+                new_process=measure.close,
             )
 
 

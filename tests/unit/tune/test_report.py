@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 
 from tfgpu.model.tune import Trial, TrialConfig, TuneResult
 from tfgpu.probe.runner import worker_path
-from tfgpu.report.tune import best_so_far_line, trial_count, trial_row, winner_line
+from tfgpu.report.tune import best_so_far_line, confirmation_line, trial_count, trial_row, winner_line
 
 
 def tune_worker():
@@ -37,3 +38,31 @@ def test_counts_say_how_many_ran_and_were_skipped_and_the_speedup_says_against_w
     assert "without XLA" not in winner_line(TuneResult((best,), best, best, 1.0))
     assert best_so_far_line(best, start).endswith("5,000 samples/s, 5.00x the start")
     assert trial_row(start)[3] == "±2%" and trial_row(skipped)[3] == "-"
+
+
+def test_the_confirmation_states_the_noise_between_processes_and_whether_the_gain_beats_it():
+    start = Trial("start", TrialConfig(64, jit_compile=False), "ok", 1000.0, 0.5)
+    best = Trial("batch size", TrialConfig(512, jit_compile=False), "ok", 1050.0, 0.5)
+    again = Trial("confirm", best.config, "ok", 966.0, 0.5)
+    result = TuneResult((start, best, again), start, best, 61.0, confirmation=again)
+    assert round(result.process_noise, 3) == 0.08
+    assert confirmation_line(result) == (
+        "Measured again in a fresh TensorFlow process: 966 samples/s (-8.0%); differences under 8% are noise "
+        "between processes, and the winner's gain over the start (1.05x) is within it."
+    )
+    far = TuneResult(
+        (start,),
+        start,
+        replace(best, samples_per_second=5000.0),
+        1.0,
+        confirmation=replace(again, samples_per_second=4900.0),
+    )
+    assert confirmation_line(far).endswith("differences under 2% are noise between processes.")
+    skipped = Trial(
+        "confirm", best.config, "skipped", reason="20 s left, a fresh process and the winner's trial need about 30 s"
+    )
+    assert confirmation_line(TuneResult((start,), start, best, 1.0, confirmation=skipped)) == (
+        "Not measured again in a fresh TensorFlow process (skipped: 20 s left, a fresh process and the winner's "
+        "trial need about 30 s)."
+    )
+    assert confirmation_line(TuneResult((start,), start, best, 1.0)) is None

@@ -62,7 +62,14 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"{args.script}: {exc}") from None
     nvml = env.nvml_factory()
     from tfgpu.report.text import make_console
-    from tfgpu.report.tune import TRIAL_COLUMNS, best_so_far_line, render_tune_json, trial_row, winner_line
+    from tfgpu.report.tune import (
+        TRIAL_COLUMNS,
+        best_so_far_line,
+        confirmation_line,
+        render_tune_json,
+        trial_row,
+        winner_line,
+    )
 
     console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
     console.print(" | ".join(TRIAL_COLUMNS), highlight=False, markup=False, style="bold")
@@ -88,6 +95,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             mixed_policies=mixed_policies_for(nvml),
             on_trial=show,
             on_best=announce,
+            new_process=measure.close,
         )
     code = code_change(result.start_config, result.best.config)
     caveat = batch_caveat(result.start_config, result.best.config)
@@ -100,6 +108,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
             return ExitStatus.ERROR
         console.print(f"\n{winner_line(result)}, in {processes}", markup=False)
+        confirmed = confirmation_line(result)
+        if confirmed:
+            console.print(confirmed, markup=False)
         console.print("\n" + (code or "Keep your configuration: nothing tried was faster."), markup=False)
         for note in (caveat, xla_note, kernels_note):
             if note:
