@@ -246,7 +246,7 @@ def print_row(row: dict[str, Any], torch: dict[str, float]) -> None:
     if "error" in row:
         print(f"{row['setting']:8} {row.get('precision', ''):15} {row['error']}", flush=True)
         return
-    peer = torch.get("tf32" if row["precision"] == "float32" else "bf16")
+    peer = torch.get({"float32": "tf32", "mixed_bfloat16": "bf16", "mixed_float16": "fp16"}.get(row["precision"], ""))
     ratio = f"  {row['images_per_second'] / peer:.2f} of PyTorch" if peer else ""
     print(
         f"{row['setting']:8} {row['precision']:15} {row['images_per_second']:7,.0f} img/s{ratio}"

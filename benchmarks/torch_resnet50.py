@@ -1,8 +1,10 @@
 """PyTorch's ResNet-50 training rate on the same GPU: the peer issue 16 compares TensorFlow with.
 
 torchvision ResNet-50, batch 256 of 224x224 images made on the GPU and kept there, channels_last,
-SGD, cross-entropy; 10 warm-up steps, then 30 timed, in TF32, bf16 autocast and full float32.
-Run on the H200 on 2026-12-03 (as an inline script with the same steps): 3,161 / 4,737 / 976 img/s.
+SGD, cross-entropy; 10 warm-up steps, then 30 timed, in TF32, bf16 autocast, fp16 autocast with
+a gradient scaler (as Keras's mixed_float16 scales the loss) and full float32.
+Run on the H200 on 2026-12-03 (as an inline script with the same steps): 3,161 / 4,737 / 976 img/s
+(TF32 / bf16 / float32; docs/examples/h200-torch-resnet50.txt has 6,112 for fp16 autocast, 2026-12-02).
 
     python benchmarks/torch_resnet50.py
 """
@@ -10,6 +12,8 @@ Run on the H200 on 2026-12-03 (as an inline script with the same steps): 3,161 /
 from __future__ import annotations
 
 import time
+
+AUTOCAST = {"bf16": "bfloat16", "fp16": "float16"}
 
 
 def main() -> None:
@@ -22,22 +26,25 @@ def main() -> None:
     x = torch.rand(256, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
     y = torch.randint(0, 1000, (256,), device="cuda")
 
-    def step(bf16: bool) -> None:
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+    def step(precision: str, scaler: torch.amp.GradScaler) -> None:
+        dtype = getattr(torch, AUTOCAST.get(precision, "float32"))
+        with torch.autocast("cuda", dtype=dtype, enabled=precision in AUTOCAST):
             loss = loss_fn(model(x), y)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
 
-    for precision in ("tf32", "bf16", "fp32"):
+    for precision in ("tf32", "bf16", "fp16", "fp32"):
         torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
         torch.backends.cudnn.allow_tf32 = precision == "tf32"
+        scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
         for _ in range(10):
-            step(precision == "bf16")
+            step(precision, scaler)
         torch.cuda.synchronize()
         start = time.perf_counter()
         for _ in range(30):
-            step(precision == "bf16")
+            step(precision, scaler)
         torch.cuda.synchronize()
         print(precision, round(256 * 30 / (time.perf_counter() - start)), "img/s", flush=True)
     print(torch.__version__, torchvision.__version__)
