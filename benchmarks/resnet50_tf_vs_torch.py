@@ -237,7 +237,7 @@ def torch_rates() -> dict[str, float]:
     rates = {}
     for line in done.stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and parts[0] in ("tf32", "bf16", "fp32"):
+        if len(parts) >= 2 and parts[0] in ("tf32", "bf16", "fp16", "fp32"):
             rates[parts[0]] = float(parts[1])
     return rates
 
