@@ -22,7 +22,7 @@ from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.nvml.client import PynvmlClient
 from tfgpu.probe.runner import worker_runner
 from tfgpu.report.tune import confirmation_line, trial_row, winner_line
-from tfgpu.tuning.advice import precision_note, xla_break_even
+from tfgpu.tuning.advice import batchnorm_note, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
@@ -99,7 +99,7 @@ def main(example: str, hand: list[TrialConfig], doc: str) -> None:
         ratio = (result.best.samples_per_second or 0.0) / best_hand["samples_per_second"]
         print(f"tune {winner_line(result)}")
         print(f"winner / best hand = {ratio:.2f} (target >= 0.9) {'MET' if ratio >= 0.9 else 'NOT MET'}")
-        for note in (confirmation_line(result), xla_break_even(result), precision_note(result)):
+        for note in (confirmation_line(result), batchnorm_note(result), xla_break_even(result), precision_note(result)):
             if note:
                 print(note)
         doc_out.update(

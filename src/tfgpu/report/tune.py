@@ -86,6 +86,7 @@ def render_tune_json(
     xla_note: str | None = None,
     precision_note: str | None = None,
     processes: int | None = None,
+    batchnorm_note: str | None = None,
 ) -> str:
     """``--json``."""
     body = {
@@ -96,6 +97,7 @@ def render_tune_json(
         "batch_caveat": caveat,
         "xla_break_even": xla_note,
         "precision_note": precision_note,
+        "batchnorm_note": batchnorm_note,
         "process_noise": result.process_noise,
     }
     return render_document(command_document("tune", body))

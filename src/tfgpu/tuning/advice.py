@@ -110,3 +110,26 @@ def precision_note(result: TuneResult) -> str | None:
         "tensor cores here, and no input or batch setting changes that. `tfgpu bench --suite conv` measures "
         "TensorFlow's convolutions per precision against the GPU's peak."
     )
+
+
+def batchnorm_note(result: TuneResult) -> str | None:
+    """When the fused batch norm won: why, and what it did on its own.
+
+    Keras 3 on TensorFlow computes each BatchNormalization as separate moments, subtract,
+    multiply and add ops, where tf.keras called cuDNN's fused kernel: on the H200 the same
+    Keras 3 ResNet-50 trained 1.9x faster through it (docs/performance.md §5b).
+    """
+    if result.best.config.batchnorm != "fused":
+        return None
+    trials = list(result.trials)
+    fused = next((t for t in trials if t.step == "batch normalization" and t.samples_per_second), None)
+    if fused is None or fused.samples_per_second is None:
+        return None
+    before = [t.samples_per_second for t in trials[: trials.index(fused)] if t.outcome == "ok" and t.samples_per_second]
+    gain = f" ({fused.samples_per_second / max(before):.2f}x on its own)" if before else ""
+    layers = f"{fused.batchnorm_layers} " if fused.batchnorm_layers else ""
+    return (
+        f"Fused batch normalization won{gain}: Keras 3 on TensorFlow runs the model's {layers}BatchNormalization "
+        'layers as separate small ops; tfgpu.setup(batchnorm="fused") routes them through cuDNN\'s fused kernel '
+        "with Keras's results (the same outputs, moving statistics and variables)."
+    )

@@ -11,7 +11,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.tune import Trial, TrialConfig
 from tfgpu.report.sanitize import printable
-from tfgpu.tuning.advice import batch_caveat, code_change, precision_note, xla_break_even
+from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
@@ -99,10 +99,10 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     code = code_change(result.start_config, result.best.config)
     caveat = batch_caveat(result.start_config, result.best.config)
-    xla_note, kernels_note = xla_break_even(result), precision_note(result)
+    xla_note, kernels_note, bn_note = xla_break_even(result), precision_note(result), batchnorm_note(result)
     processes = f"{measure.processes} TensorFlow process{'es' if measure.processes != 1 else ''}"
     if args.json:
-        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, measure.processes))
+        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, measure.processes, bn_note))
     else:
         if result.best.outcome != "ok":
             console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         if confirmed:
             console.print(confirmed, markup=False)
         console.print("\n" + (code or "Keep your configuration: nothing tried was faster."), markup=False)
-        for note in (caveat, xla_note, kernels_note):
+        for note in (bn_note, caveat, xla_note, kernels_note):
             if note:
                 console.print("\n" + note, markup=False)
     return ExitStatus.SUCCESS if result.best.outcome == "ok" else ExitStatus.ERROR
