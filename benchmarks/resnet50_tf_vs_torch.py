@@ -36,6 +36,8 @@ from typing import Any
 
 SETTINGS = ("keras", "fused", "nobias", "spe", "xla")
 PROFILED_STEPS = 3
+PROFILE_ROOT = "/tmp/tfgpu-profile"
+"""Each profile's directory, with gpu-planes.xplane.pb: the GPU planes alone (scripts/h200_issue16.sh keeps them)."""
 HERE = Path(__file__).resolve().parent
 KINDS = (  # the first pattern a kernel name matches names its kind
     ("convolution/GEMM", re.compile(r"cudnn|xmma|gemm|cutlass|conv|sm\d\d_|wgrad|dgrad|fprop|implicit", re.I)),
@@ -117,6 +119,7 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
         return {"error": f"no .xplane.pb under {directory}"}
     space = xplane_pb2.XSpace()
     space.ParseFromString(files[-1].read_bytes())
+    keep_gpu_planes(space, xplane_pb2, Path(directory) / "gpu-planes.xplane.pb")
     by_name: dict[str, float] = defaultdict(float)
     launches: Counter[str] = Counter()
     by_op: dict[str, float] = defaultdict(float)
@@ -176,6 +179,14 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
 EIGEN_FUNCTOR = re.compile(
     r"scalar_\w+?_op|\w+Reducer|Tensor(?:Conversion|Broadcasting|Shuffling|Padding|Slicing|Reduction)Op"
 )
+
+
+def keep_gpu_planes(space: Any, xplane_pb2: Any, path: Path) -> None:
+    """The GPU planes alone (kilobytes, where the host's threads make the whole file large): a recording
+    of the real format, for tests of a kernel summary that cannot be recorded without a GPU."""
+    gpu = xplane_pb2.XSpace()
+    gpu.planes.extend(plane for plane in space.planes if plane.name.startswith("/device:GPU:"))
+    path.write_bytes(gpu.SerializeToString())
 
 
 def short_name(name: str) -> str:
@@ -287,7 +298,7 @@ def main() -> None:
     precisions = args.precisions.split(",")
     if args.child:
         for precision in precisions:
-            profile_dir = f"/tmp/tfgpu-profile/{args.child}-{precision}-{os.getpid()}" if args.profile else None
+            profile_dir = f"{PROFILE_ROOT}/{args.child}-{precision}-{os.getpid()}" if args.profile else None
             print(json.dumps(train(args.child, precision, args.batch, args.steps, profile_dir)), flush=True)
         return
     settings = args.settings.split(",")

@@ -18,7 +18,8 @@ bench=benchmarks/resnet50_tf_vs_torch.py
 for part in ${STEPS:-profiles levers tune xla}; do
   case $part in
     profiles) step resnet50-profiles python3 $bench --settings keras,fused \
-                --precisions float32,mixed_bfloat16,mixed_float16 --profile --json "$o/resnet50-profiles.json" ;;
+                --precisions float32,mixed_bfloat16,mixed_float16 --profile --json "$o/resnet50-profiles.json"
+              (cd /tmp/tfgpu-profile && find . -name gpu-planes.xplane.pb | tar -czf "$o/gpu-planes.tgz" -T -) ;;
     levers) step resnet50-levers python3 $bench --settings nobias,spe --no-torch --json "$o/resnet50-levers.json" ;;
     tune) step tune-resnet50 python3 benchmarks/tune_resnet50.py --budget 600 --json "$o/tune-resnet50.json" ;;
     xla) step resnet50-xla python3 $bench --settings xla --no-torch --timeout 420 --json "$o/resnet50-xla.json" ;;
