@@ -434,6 +434,17 @@ def test_scenario_keras3_on_a_gpu_is_told_that_auto_means_xla(tmp_path):
     assert "keras-xla-by-default" not in {x.id for x in m.diagnose().findings}
 
 
+def test_scenario_keras3_on_a_gpu_is_told_its_batch_norm_runs_unfused(tmp_path):
+    """Issue 16: half of Keras 3's ResNet-50 step on the H200 was its BatchNormalization as separate ops."""
+    m = gpu_machine(tmp_path)
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "keras-batchnorm-unfused")
+    assert f.severity.value == "info" and 'tfgpu.setup(batchnorm="fused")' in f.hint and "1.9x" in f.detail
+    for extra in ({"TF_USE_LEGACY_KERAS": "1"}, {"KERAS_BACKEND": "jax"}, {"CUDA_VISIBLE_DEVICES": "-1"}):
+        m.environ = {**fixed_env(m), **extra}  # tf-keras fuses; another backend; no GPU for TF
+        assert "keras-batchnorm-unfused" not in {x.id for x in m.diagnose().findings}, extra
+
+
 def test_scenario_keras_xla_note_is_silent_when_tf_will_not_use_the_gpu(tmp_path):
     m = gpu_machine(tmp_path)
     m.environ = {**fixed_env(m), "CUDA_VISIBLE_DEVICES": ""}
