@@ -156,3 +156,18 @@ def test_the_fused_batchnorm_trial_runs_in_a_child_of_its_own_with_keras_numbers
         assert runner.processes == 2  # the patch is process-wide: a child of its own
     assert keras_bn.batchnorm_layers == 1 and fused.outcome == "ok", fused.reason
     assert abs(fused.loss - keras_bn.loss) <= 1e-3 * abs(keras_bn.loss)  # the same training, step for step
+
+
+def test_an_epoch_takes_at_most_max_epoch_steps_batches_of_the_data(tmp_path):
+    """A real dataset's epoch can take hours: a trial's epochs use its first 200 batches, arrays or tf.data."""
+    from tfgpu.probe.tune_worker import MAX_EPOCH_STEPS
+
+    for pipeline in ("numpy", "tf.data"):
+        data = one_trial(SCRIPT, {"batch_size": 4, "input": pipeline, "jit_compile": False})[0]
+        assert data["timed_steps"] % MAX_EPOCH_STEPS == 0, data  # 2048 samples would be 512 steps
+        epochs = data["timed_steps"] // MAX_EPOCH_STEPS
+        assert round(data["samples_per_second"] * data["seconds"]) == 4 * MAX_EPOCH_STEPS * epochs
+    filtered = tmp_path / "filtered.py"
+    filtered.write_text(FILTERED.format(tail=""))
+    capped = one_trial(str(filtered), {"batch_size": 4, "input": "tf.data", "jit_compile": False})[0]
+    assert capped["timed_steps"] % MAX_EPOCH_STEPS == 0, capped  # the unknown length is counted after take()

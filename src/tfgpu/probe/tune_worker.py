@@ -7,7 +7,8 @@ The user's script exposes ``build_model()`` (an uncompiled Keras model) and ``ma
 optionally ``COMPILE`` (kwargs for ``model.compile``; default adam + sparse categorical
 crossentropy). The config picks batch size, input pipeline, precision, jit_compile and
 steps_per_execution; the result is samples/s after a warm-up and the loss after the warm-up
-epoch (the same steps for every trial of a batch size: the numerical tolerance check), with the timed window on the system's
+epoch (the same steps for every trial of a batch size: the numerical tolerance check; an epoch is
+at most ``MAX_EPOCH_STEPS`` batches of the data), with the timed window on the system's
 monotonic clock (the parent's GPU sampler uses the same clock, so utilization is read over
 the timed steps only, not the warm-up). The window lasts at least ``MIN_WINDOW_SECONDS``: a
 small model's epoch can take 0.1 s, and a rate timed over that is mostly the noise of epoch
@@ -40,6 +41,8 @@ MIN_TIMED_STEPS = 10
 """A large batch of a small dataset is a few steps per epoch: time enough epochs for this many."""
 MIN_WINDOW_SECONDS = 2.0
 MAX_TIMED_EPOCHS = 500
+MAX_EPOCH_STEPS = 200
+"""The batches a trial's epoch takes from the data at most (see make_input)."""
 
 
 def use_fused_batchnorm_if_asked() -> None:
@@ -64,20 +67,28 @@ def load_script(path: str) -> Any:
 
 
 def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """fit() arguments for the input pipeline of the config, and the number of samples."""
+    """fit() arguments for the input pipeline of the config, and the number of samples an epoch uses.
+
+    An epoch is at most ``MAX_EPOCH_STEPS`` batches of the data (its first samples): a trial is a
+    warm-up epoch and a timed window of whole epochs, and a real dataset's full epoch can take
+    hours, which no budget holds. Whole epochs keep cache() meaningful (it fills on a full pass).
+    """
     batch = int(config["batch_size"])
+    limit = batch * MAX_EPOCH_STEPS
     pipeline = config.get("input", "numpy")
     if isinstance(data, tuple):
         x, y = data
+        x, y = x[:limit], y[:limit]
         count = len(x)
         if pipeline == "numpy":
             return {"x": x, "y": y, "batch_size": batch}, count
         ds = tf.data.Dataset.from_tensor_slices((x, y))
     else:
-        ds, count = data, int(data.cardinality())
-        if count == tf.data.INFINITE_CARDINALITY:
+        if int(data.cardinality()) == tf.data.INFINITE_CARDINALITY:
             raise ValueError("make_dataset() returned an endless dataset (repeat()): return one epoch")
-        if count < 0:  # unknown (a filter, say): count one pass, in graph mode, so samples/s is right
+        ds = data.take(limit)
+        count = int(ds.cardinality())
+        if count < 0:  # unknown (a filter, say): count the pass, in graph mode, so samples/s is right
             count = int(ds.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1))
             ds = ds.apply(tf.data.experimental.assert_cardinality(count))
     if pipeline == "tf.data+cache":
