@@ -96,3 +96,19 @@ def test_run_workers_warns_before_starting_when_keras_3_fit_cannot_work():
 def test_run_without_a_command_is_a_usage_error():
     assert py("-m", "tfgpu", "run").returncode == 2
     assert py("-m", "tfgpu", "run", "--", "no-such-program-tfgpu").returncode == 2
+
+
+def test_run_applies_the_options_after_a_script_that_imports_keras_first():
+    """`import keras` imports TensorFlow inside it: the setup ran there and met a half-imported keras
+    ("partially initialized module 'keras'"), crashing the script; it now runs once keras is done."""
+    code = (
+        "import keras, numpy as np\n"
+        "m = keras.Sequential([keras.Input((8, 8, 3)), keras.layers.Conv2D(4, 3), keras.layers.BatchNormalization(),"
+        " keras.layers.Flatten(), keras.layers.Dense(2)])\n"
+        "m.compile(optimizer='sgd', loss='mse')\n"
+        "m.fit(np.zeros((8, 8, 8, 3)), np.zeros((8, 2)), verbose=0)\n"
+        "print('PATCHED', getattr(keras.layers.BatchNormalization.call, '_tfgpu_fused', False))\n"
+    )
+    result = py("-m", "tfgpu", "run", "--batchnorm", "fused", "--", sys.executable, "-c", code)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "PATCHED True" in result.stdout and "through cuDNN's fused kernel" in result.stdout

@@ -13,6 +13,23 @@ import os
 import sys
 
 
+def _initializing(name: str) -> bool:
+    module = sys.modules.get(name)
+    return module is not None and bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
+
+
+def _ready() -> bool:
+    """TensorFlow has finished importing, and Keras is not halfway through its own import.
+
+    `import keras` imports TensorFlow inside it: calling the setup then (it touches tf.keras,
+    and the batch norm option patches Keras) meets a partially initialised keras module
+    ("AttributeError: partially initialized module 'keras'"), which crashed the user's script.
+    The outer `import keras` returns through the hook too, and the setup runs then.
+    """
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and not _initializing("tensorflow") and hasattr(tf, "config") and not _initializing("keras")
+
+
 def _apply_after_tensorflow_import() -> None:
     original = builtins.__import__
     state = {"done": False}
@@ -21,13 +38,7 @@ def _apply_after_tensorflow_import() -> None:
         module = original(name, *args, **kwargs)
         # Only once `import tensorflow` has finished: TF's own imports of its submodules run
         # while the package is still initialising and must not trigger the setup.
-        spec = getattr(module, "__spec__", None)
-        if (
-            not state["done"]
-            and name == "tensorflow"
-            and not getattr(spec, "_initializing", False)
-            and hasattr(module, "config")
-        ):
+        if not state["done"] and _ready():
             state["done"] = True
             builtins.__import__ = original
             from tfgpu.configure.apply import apply_options, options_from_environment
