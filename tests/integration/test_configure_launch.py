@@ -112,3 +112,23 @@ def test_run_applies_the_options_after_a_script_that_imports_keras_first():
     result = py("-m", "tfgpu", "run", "--batchnorm", "fused", "--", sys.executable, "-c", code)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "PATCHED True" in result.stdout and "through cuDNN's fused kernel" in result.stdout
+
+
+def test_determinism_seeds_an_unseeded_script_and_keeps_a_seed_the_user_set():
+    """TF refuses unseeded random ops under op determinism, and every Keras initializer is one:
+    `tfgpu run --deterministic` crashed an unmodified script."""
+    script = (
+        "import keras, numpy as np\n"
+        "m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(2)])\n"
+        "m.compile(optimizer='sgd', loss='mse')\n"
+        "h = m.fit(np.ones((16, 8)), np.ones((16, 2)), verbose=0)\n"
+        "print('LOSS', h.history['loss'][-1])\n"
+    )
+    runs = [py("-m", "tfgpu", "run", "--deterministic", "--", sys.executable, "-c", script) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stdout[-3000:]
+    assert "random seed 0 (determinism needs one" in runs[0].stdout
+    losses = [next(line for line in r.stdout.splitlines() if line.startswith("LOSS")) for r in runs]
+    assert losses[0] == losses[1]  # the point of determinism: the same numbers run to run
+    own = "import tensorflow as tf, tfgpu\ntf.random.set_seed(5)\ns = tfgpu.setup(deterministic=True, verbose=False)\nprint('APPLIED', s.applied)\nfrom tensorflow.python.eager import context\nprint('SEED', context.global_seed())\n"
+    out = py("-c", own).stdout
+    assert "SEED 5" in out and "random seed" not in out

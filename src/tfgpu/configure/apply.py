@@ -202,6 +202,14 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
         if options.deterministic:
             tf.config.experimental.enable_op_determinism()
             applied.append("op determinism on (slower; same results run to run)")
+            if _global_seed(tf) is None:
+                # TF refuses unseeded random ops under determinism ("Random ops require a seed to be
+                # set"), which every Keras initializer is: an unmodified script would crash.
+                tf.keras.utils.set_random_seed(DETERMINISTIC_SEED)
+                applied.append(
+                    f"random seed {DETERMINISTIC_SEED} (determinism needs one; "
+                    "keras.utils.set_random_seed(N) in the script picks another)"
+                )
         if options.log_placement:
             tf.debugging.set_log_device_placement(True)
             applied.append("device placement logging on")
@@ -227,6 +235,19 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
         strategy, why = _strategy(tf, options, env)
         applied.append(why)
     return Setup(options, strategy, policy, applied, warnings)
+
+
+DETERMINISTIC_SEED = 0
+
+
+def _global_seed(tf: Any) -> int | None:
+    """TF's global random seed, None when unset (or when this TF cannot say: then one is set, harmlessly)."""
+    try:
+        from tensorflow.python.eager import context
+
+        return context.global_seed()  # type: ignore[no-any-return]
+    except (ImportError, AttributeError):
+        return None
 
 
 def _compute_capability(tf: Any, physical: list[Any]) -> tuple[int, int] | None:

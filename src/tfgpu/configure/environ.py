@@ -45,4 +45,5 @@ def needs_code(options: GpuOptions) -> bool:
         or options.batchnorm == "fused"
         or options.memory_limit_bytes
         or options.memory_limit_fraction
+        or options.deterministic  # TF refuses unseeded random ops then: the setup seeds them (apply.py)
     )
