@@ -39,7 +39,8 @@ def setup(
             mixed_float16 on 7.x, float32 below or without a GPU).
         xla: True, False or "auto" (auto-clustering).
         tf32: TensorFloat-32 for float32 matmuls on/off.
-        deterministic: op determinism on.
+        deterministic: op determinism on (and random seed 0 when none is set: TF refuses unseeded
+            random ops under determinism, and every Keras initializer is one).
         log_placement: log the device of every op.
         strategy: "auto", "default", "one", "mirrored" or "multiworker".
         split: split GPU 0 (or the CPU) into N logical devices, to test multi-GPU code.
