@@ -37,7 +37,8 @@ def setup(
         memory: "growth", "async" (cuda_malloc_async), a limit ("6GiB") or a share ("80%").
         precision: "float32", "mixed" or "auto" (mixed_bfloat16 from compute capability 8.0,
             mixed_float16 on 7.x, float32 below or without a GPU).
-        xla: True, False or "auto" (auto-clustering).
+        xla: True, False or "auto" (auto-clustering); False also makes Keras 3's default
+            jit_compile="auto" mean no XLA (it picks XLA on any GPU otherwise).
         tf32: TensorFloat-32 for float32 matmuls on/off.
         deterministic: op determinism on (and random seed 0 when none is set: TF refuses unseeded
             random ops under determinism, and every Keras initializer is one).

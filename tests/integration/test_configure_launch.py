@@ -132,3 +132,26 @@ def test_determinism_seeds_an_unseeded_script_and_keeps_a_seed_the_user_set():
     own = "import tensorflow as tf, tfgpu\ntf.random.set_seed(5)\ns = tfgpu.setup(deterministic=True, verbose=False)\nprint('APPLIED', s.applied)\nfrom tensorflow.python.eager import context\nprint('SEED', context.global_seed())\n"
     out = py("-c", own).stdout
     assert "SEED 5" in out and "random seed" not in out
+
+
+FAKE_GPU = (
+    "import tensorflow as tf, keras\n"
+    "real = tf.config.list_physical_devices\n"
+    "gpu = tf.config.PhysicalDevice('/physical_device:GPU:0', 'GPU')\n"
+    "tf.config.list_physical_devices = lambda t=None: real(t) + ([gpu] if t in (None, 'GPU') else [])\n"
+    "def jit(**kw):\n"
+    "    m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])\n"
+    "    m.compile(loss='mse', **kw)\n"
+    "    return m.jit_compile\n"
+)
+
+
+def test_xla_off_also_turns_off_keras_3s_auto_jit_compile():
+    """TF's JIT switch does not govern Keras 3's jit_compile="auto", which picks XLA whenever TF lists a
+    GPU: `setup(xla=False)` left every default-compiled model compiling with XLA (Keras's real resolver,
+    with a GPU listed by a stand-in for tf.config.list_physical_devices on this CPU machine)."""
+    plain = py("-c", FAKE_GPU + "print('AUTO', jit())\n").stdout
+    assert "AUTO True" in plain  # what Keras does on a GPU machine
+    code = "import tfgpu\ns = tfgpu.setup(xla=False, verbose=False)\nprint('APPLIED', s.applied)\n" + FAKE_GPU
+    out = py("-c", code + "print('AUTO', jit(), 'ASKED', jit(jit_compile=True))\n").stdout
+    assert "AUTO False ASKED True" in out and "jit_compile='auto' means no XLA" in out

@@ -216,6 +216,13 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
         if options.xla is not None:
             tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
             applied.append(f"XLA JIT {options.xla}")
+        if options.xla is False:
+            from tfgpu.configure.keras_jit import keras_auto_jit_off
+
+            if keras_auto_jit_off():
+                applied.append(
+                    "Keras's jit_compile='auto' means no XLA (a model compiled with jit_compile=True keeps it)"
+                )
         cc = _compute_capability(tf, physical)
         policy = _policy_for(options.precision, cc, warnings)
         if policy != "float32":

@@ -155,7 +155,7 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
             "and every new input shape, waits this long before training starts. The doctor stopped waiting; "
             "without XLA the same model trained.",
             hint="model.compile(..., jit_compile=False) unless the run is long enough to repay the compilation; "
-            "`tfgpu tune` measures both",
+            "`tfgpu run --xla off` for an unchanged script; `tfgpu tune` measures both",
         )
         for t in probe.training
         if t.timed_out

@@ -222,7 +222,10 @@ def _keras_xla_default(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
                 "The first epoch pays XLA's compilation, again for every new input shape (55-62 s for a small "
                 "CNN on an H200): a short run or a one-epoch benchmark measures the compiler, not training."
             ),
-            hint="For short runs and benchmarks: model.compile(..., jit_compile=False); `tfgpu tune` measures both.",
+            hint=(
+                "For short runs and benchmarks: model.compile(..., jit_compile=False), or `tfgpu run --xla off` "
+                "for an unchanged script; `tfgpu tune` measures both."
+            ),
             link=KERAS_COMPILE_DOCS,
         )
     ]
