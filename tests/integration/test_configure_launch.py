@@ -155,3 +155,19 @@ def test_xla_off_also_turns_off_keras_3s_auto_jit_compile():
     code = "import tfgpu\ns = tfgpu.setup(xla=False, verbose=False)\nprint('APPLIED', s.applied)\n" + FAKE_GPU
     out = py("-c", code + "print('AUTO', jit(), 'ASKED', jit(jit_compile=True))\n").stdout
     assert "AUTO False ASKED True" in out and "jit_compile='auto' means no XLA" in out
+
+
+def test_run_says_before_starting_what_its_options_cannot_do_here():
+    """`--gpus auto:1` on a machine without a GPU and `--strategy` on an unmodified script were silent."""
+    from tests.fakes.cli import mock_environment, run_cli
+    from tests.fakes.nvml import FakeNvml
+
+    env = mock_environment(nvml=FakeNvml.no_driver())
+    result = run_cli("run", "--gpus", "auto:1", "--", sys.executable, "-c", "print('RAN')", env=env)
+    assert result.exit_status == 0 and "RAN" in result.stdout
+    assert "tfgpu run: warning: gpus='auto:1': no NVIDIA GPU is visible" in result.stderr
+    assert "TensorFlow will use the CPU" in result.stderr
+    env = mock_environment(nvml=FakeNvml.single_gpu())
+    result = run_cli("run", "--strategy", "mirrored", "--", sys.executable, "-c", "pass", env=env)
+    assert "--strategy mirrored: an unmodified script trains on the default strategy" in result.stderr
+    assert "tfgpu.setup(strategy='mirrored')" in result.stderr

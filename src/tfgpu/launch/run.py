@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -185,6 +185,20 @@ def keras_multiworker_warning(workers: int) -> str | None:
     )
 
 
+def strategy_note(options: GpuOptions) -> str | None:
+    """``--strategy`` asks for what an unmodified script cannot use: it never enters the strategy's scope.
+
+    ``--split`` says the same from the bootstrap, with the replica count it made.
+    """
+    if options.strategy not in ("one", "mirrored", "multiworker") or options.split:
+        return None
+    return (
+        f"--strategy {options.strategy}: an unmodified script trains on the default strategy (it never enters "
+        f"another's scope). To use it: s = tfgpu.setup(strategy={options.strategy!r}) in the script and build "
+        "the model inside `with s.scope():`."
+    )
+
+
 def run_command(
     argv: Sequence[str],
     options: GpuOptions,
@@ -194,10 +208,19 @@ def run_command(
     workers: int = 1,
     interval_seconds: float = 0.5,
     stdout: TextIO = sys.stdout,
+    warn: Callable[[str], None] | None = None,
 ) -> RunReport:
-    """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children."""
+    """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children.
+
+    ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
+    machine where NVML sees no GPU: the command runs on the CPU).
+    """
     become_subreaper()
-    visible = resolve_gpus(options.gpus, nvml)
+    notes: list[str] = []
+    visible = resolve_gpus(options.gpus, nvml, notes)
+    for note in notes:
+        if warn:
+            warn(note)
     env = child_environment(options, environ, visible)
     try:
         indices = [int(v) for v in visible if v.isdigit()] if visible else list(range(nvml.device_count()))
@@ -245,6 +268,9 @@ def run_command(
             sampler.stop()
         for thread in pumps:
             thread.join(timeout=5)
+        for proc, thread in zip(procs, pumps, strict=False):
+            if proc.stdout is not None and not thread.is_alive():  # a grandchild may still hold the pipe
+                proc.stdout.close()
     seconds = time.monotonic() - start
     status = next((c for c in codes if c != 0), 0)
     signal_number = -status if status < 0 else None

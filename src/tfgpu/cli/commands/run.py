@@ -7,8 +7,9 @@ import argparse
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, PRECISIONS, STRATEGIES, make_options
-from tfgpu.launch.run import keras_multiworker_warning, run_command
+from tfgpu.launch.run import keras_multiworker_warning, run_command, strategy_note
 from tfgpu.model.errors import DiagnosticError, UsageError
+from tfgpu.report.sanitize import printable
 
 _ONOFF = {"on": True, "off": False}
 
@@ -61,9 +62,14 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
         raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
-    warning = keras_multiworker_warning(args.workers)
-    if warning:
-        env.stderr.write(f"tfgpu run: warning: {warning}\n")
+
+    def warn(text: str) -> None:
+        env.stderr.write(f"tfgpu run: warning: {printable(text)}\n")
+        env.stderr.flush()
+
+    for warning in (keras_multiworker_warning(args.workers), strategy_note(options)):
+        if warning:
+            warn(warning)
     try:
         report = run_command(
             args.passthrough,
@@ -73,6 +79,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             workers=args.workers,
             interval_seconds=args.interval,
             stdout=env.stdout,
+            warn=warn,
         )
     except FileNotFoundError:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
