@@ -10,10 +10,14 @@ from tfgpu.model.stress import GpuBurn
 from tfgpu.monitor.verdict import hardware_errors, thermal_throttling
 
 DEGRADED_FRACTION = 0.9
+MIN_TREND_INTERVALS = 30
+"""A falling rate is judged from 10 intervals (seconds) per third at least: over a few seconds a
+shared host's noise alone moved a CPU burn by 15% (0.0275 -> 0.0235 TFLOP/s in 6 s, 2-core
+development machine), and throttling builds over minutes."""
 
 
 def _third(values: Sequence[float], which: int) -> float | None:
-    if len(values) < 3:
+    if len(values) < MIN_TREND_INTERVALS:
         return None
     size = len(values) // 3
     chunk = values[:size] if which == 0 else values[-size:]

@@ -52,3 +52,9 @@ def test_burn_and_the_training_verdict_report_heat_from_the_same_share():
     assert "gpu-thermal-throttling" in [v.id for v in judge([mild], RunFacts())]
     assert "gpu-thermal-throttling" not in ids(analyze(0, "GPU", OK, STEADY, slight, 85))
     assert "gpu-thermal-throttling" not in [v.id for v in judge([slight], RunFacts())]
+
+
+def test_a_short_burn_is_not_judged_for_a_falling_rate():
+    """Six seconds on a shared 2-core machine moved a CPU burn by 15%: noise, not throttling."""
+    noisy = [{"tflops": 0.0275}] * 2 + [{"tflops": 0.026}] * 2 + [{"tflops": 0.0235}] * 2
+    assert "tflops-degrading" not in ids(analyze(-1, "CPU", OK, noisy, None, 85))
