@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,3 +33,10 @@ def test_batchnorm_option_is_checked():
     with pytest.raises(DiagnosticError) as info:
         make_options(batchnorm="yes")
     assert info.value.reference == "setup-invalid-option" and '"fused"' in info.value.hint
+
+
+def test_under_tf_use_legacy_keras_the_option_says_tf_keras_fuses_already():
+    code = "import tfgpu\ns = tfgpu.setup(batchnorm='fused', verbose=False)\nprint('WARN', s.warnings, 'APPLIED', s.applied)\n"
+    env = {**os.environ, "TF_USE_LEGACY_KERAS": "1"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert "tf.keras fuses already" in run.stdout and "fused kernel" not in run.stdout.split("APPLIED", 1)[1]

@@ -12,6 +12,7 @@ synchronized batch norm, other ranks or axes than NHWC's channels) keep Keras's 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 _PATCHED = "_tfgpu_fused"
@@ -20,9 +21,12 @@ _PATCHED = "_tfgpu_fused"
 def use_fused_batch_normalization() -> bool:
     """Route every Keras 3 BatchNormalization of this process through the fused kernel.
 
-    Returns False when it cannot apply (Keras 2 / tf.keras, which fuses already, or a backend
-    other than TensorFlow); calling it twice is harmless.
+    Returns False when it cannot apply (Keras 2 / tf.keras, which fuses already, including Keras 3
+    installed beside tf_keras under TF_USE_LEGACY_KERAS=1, or a backend other than TensorFlow);
+    calling it twice is harmless.
     """
+    if os.environ.get("TF_USE_LEGACY_KERAS") == "1":
+        return False  # tf.keras is tf_keras here: patching Keras 3 would claim a change the model never sees
     import keras
 
     if not keras.__version__.startswith("3.") or keras.backend.backend() != "tensorflow":
