@@ -7,6 +7,7 @@
 #   levers    no conv biases and steps_per_execution, with fused batch norm (~3 min)
 #   tune      tune on ResNet-50 at --budget 600 against hand configurations, fused among them (~13 min)
 #   xla       fused batch norm under jit_compile=True, up to 7 min for its compilation
+#   gputests  tests/gpu's fused batch norm tests: Keras's results through cuDNN, and the speed-up via bench (~2 min)
 set -u
 source scripts/h200_background.sh i16 "${1:-run}" "${2:-}"
 site=/root/tfgpu-stack/site
@@ -23,6 +24,7 @@ for part in ${STEPS:-profiles levers tune xla}; do
     levers) step resnet50-levers python3 $bench --settings nobias,spe --no-torch --json "$o/resnet50-levers.json" ;;
     tune) step tune-resnet50 python3 benchmarks/tune_resnet50.py --budget 600 --json "$o/tune-resnet50.json" ;;
     xla) step resnet50-xla python3 $bench --settings xla --no-torch --timeout 420 --json "$o/resnet50-xla.json" ;;
+    gputests) step gpu-tests env TFGPU_RUN_GPU_TESTS=1 python3 -m pytest -v -p no:cacheprovider tests/gpu -k fused ;;
     *) echo "unknown part $part" ;;
   esac
 done
