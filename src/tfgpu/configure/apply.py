@@ -202,7 +202,7 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
         if options.deterministic:
             tf.config.experimental.enable_op_determinism()
             applied.append("op determinism on (slower; same results run to run)")
-            if _global_seed(tf) is None:
+            if _global_seed() is None:
                 # TF refuses unseeded random ops under determinism ("Random ops require a seed to be
                 # set"), which every Keras initializer is: an unmodified script would crash.
                 tf.keras.utils.set_random_seed(DETERMINISTIC_SEED)
@@ -247,7 +247,7 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
 DETERMINISTIC_SEED = 0
 
 
-def _global_seed(tf: Any) -> int | None:
+def _global_seed() -> int | None:
     """TF's global random seed, None when unset (or when this TF cannot say: then one is set, harmlessly)."""
     try:
         from tensorflow.python.eager import context

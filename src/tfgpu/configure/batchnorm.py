@@ -27,9 +27,8 @@ def use_fused_batch_normalization() -> bool:
     """
     if os.environ.get("TF_USE_LEGACY_KERAS") == "1":
         return False  # tf.keras is tf_keras here: patching Keras 3 would claim a change the model never sees
-    import keras
-
-    if not keras.__version__.startswith("3.") or keras.backend.backend() != "tensorflow":
+    keras = _keras3_on_tensorflow()
+    if keras is None:
         return False
     layer_class = keras.layers.BatchNormalization
     if getattr(layer_class.call, _PATCHED, False):
@@ -54,9 +53,8 @@ def unfused_batchnorm_layers(model: Any) -> int | None:
     backend. GpuMonitor turns a count into a verdict: a GPU kept busy by these small kernels is
     busy, not fast. Read after training, when every layer is built and knows its input's rank.
     """
-    import keras
-
-    if not keras.__version__.startswith("3.") or keras.backend.backend() != "tensorflow":
+    keras = _keras3_on_tensorflow()
+    if keras is None:
         return None
     if getattr(keras.layers.BatchNormalization.call, _PATCHED, False):
         return 0
@@ -67,6 +65,13 @@ def unfused_batchnorm_layers(model: Any) -> int | None:
         if isinstance(layer, keras.layers.BatchNormalization) and getattr(layer.input_spec, "ndim", None) == 4
         if _fusable_layer(layer)
     )
+
+
+def _keras3_on_tensorflow() -> Any:
+    """The keras module when it is Keras 3 on the TensorFlow backend (the one the patch is for), else None."""
+    import keras
+
+    return keras if keras.__version__.startswith("3.") and keras.backend.backend() == "tensorflow" else None
 
 
 def _fusable_layer(layer: Any) -> bool:

@@ -232,22 +232,6 @@ def run_command(
     procs: list[subprocess.Popen[bytes]] = []
     pumps = []
     watch = OutputWatch()
-    try:
-        for index, child_env in enumerate(envs):
-            proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            procs.append(proc)
-            assert proc.stdout is not None
-            prefix = f"[worker {index}] " if workers > 1 else ""
-            thread = threading.Thread(target=pump, args=(proc.stdout, stdout, watch, prefix), daemon=True)
-            thread.start()
-            pumps.append(thread)
-    except FileNotFoundError:
-        for proc in procs:
-            proc.kill()
-        raise
-    if sampler:
-        sampler.start()
-
     stopped: list[int] = []
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -256,8 +240,27 @@ def run_command(
             if proc.poll() is None:
                 proc.send_signal(signum)
 
+    # Installed before the first child starts: a SIGTERM that came between the start and the handler
+    # would end tfgpu alone and leave the command running.
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        try:
+            for index, child_env in enumerate(envs):
+                proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                procs.append(proc)
+                if stopped:
+                    proc.send_signal(stopped[-1])
+                assert proc.stdout is not None
+                prefix = f"[worker {index}] " if workers > 1 else ""
+                thread = threading.Thread(target=pump, args=(proc.stdout, stdout, watch, prefix), daemon=True)
+                thread.start()
+                pumps.append(thread)
+        except FileNotFoundError:
+            for proc in procs:
+                proc.kill()
+            raise
+        if sampler:
+            sampler.start()
         codes = [proc.wait() for proc in procs]
         if signal.SIGTERM in stopped:
             end_adopted_orphans()

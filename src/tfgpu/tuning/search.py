@@ -253,10 +253,14 @@ def search(
     config = replace(best.config, jit_compile=True)
     best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
 
+    def fresh_process_needs(what: str) -> tuple[float, str]:
+        """A trial in a new process imports TensorFlow and compiles again: about the start's and the winner's time."""
+        seconds = took.get(id(first), 0.0) + took.get(id(best), 0.0)
+        return seconds, f"{what} need about {seconds:.0f} s"
+
     # Last: the allocator is read when TensorFlow starts, so this trial needs a process of its own.
     config = replace(best.config, allocator="cuda_malloc_async")
-    seconds = took.get(id(first), 0.0) + took.get(id(best), 0.0)
-    needs = (seconds, f"a new TensorFlow process and the winner's trial need about {seconds:.0f} s")
+    needs = fresh_process_needs("a new TensorFlow process and the winner's trial")
     best = keep_if_faster("allocator", config, "no faster than the BFC allocator", needs=needs)
 
     # The winner again, in a fresh process: on the H200 one configuration measured 9% apart in two
@@ -264,13 +268,8 @@ def search(
     # noise a gain must beat, need two processes.
     confirmation = None
     if new_process is not None and best is not first:
-        seconds = took.get(id(first), 0.0) + took.get(id(best), 0.0)
-        settle()
+        needs = fresh_process_needs("a fresh process and the winner's trial")
         new_process()
-        confirmation = run(
-            "confirm",
-            best.config,
-            needs=(seconds, f"a fresh process and the winner's trial need about {seconds:.0f} s"),
-        )
+        confirmation = run("confirm", best.config, needs=needs)
     settle()
     return TuneResult(tuple(trials), first, best, clock() - start, baseline, confirmation=confirmation)
