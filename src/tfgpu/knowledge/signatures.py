@@ -1,9 +1,11 @@
 """The error-signature base (``data/signatures.toml``) and a streaming matcher over log lines.
 
-Matching is built for logs of any size: each line is first checked for the literal keywords
-the patterns cannot match without (a few substring tests, in C), and only lines that contain
-one are searched with the regexes. Only counts and the first quoted lines of each match are
-kept, so memory does not grow with the log.
+Matching is built for logs of any size. Lines are matched a block at a time: the block is
+first searched for the literal keywords the patterns cannot match without (one substring test
+per keyword, in C, over ~1,000 lines at once), then each line only for the keywords its block
+holds, and only a line that holds one is searched with the regexes. Most of a training log
+(progress bars, notices) holds none, so a line costs a few string operations. Only counts and the
+first quoted lines of each match are kept, so memory does not grow with the log.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ _TF_VERSION = re.compile(
 )
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
+BLOCK_LINES = 1024
+"""Lines matched together: the keyword search over a block costs about what one line's did."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +286,27 @@ class ScanResult:
     context: ScanContext
 
 
+_Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
+
+
+@dataclass(frozen=True)
+class _Keywords:
+    """Literal keyword -> the (signature index, pattern) that cannot match a line without it."""
+
+    sensitive: _Keyed
+    insensitive: _Keyed
+    """Keywords in lower case, looked for in the lower-cased text."""
+    fallback: _Keyed
+
+    def held_in(self, text: str, low: str) -> _Keywords:
+        """Only the keywords ``text`` holds (``low`` is it lower-cased): a line of it holds no other."""
+        return _Keywords(
+            tuple(k for k in self.sensitive if k[0] in text),
+            tuple(k for k in self.insensitive if k[0] in low),
+            tuple(k for k in self.fallback if k[0] in text),
+        )
+
+
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
@@ -308,27 +333,15 @@ class LogScanner:
                         self._unfiltered.append((index, pattern))
                     else:
                         (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
-        self._sensitive = tuple(sensitive.items())
-        self._insensitive = tuple(insensitive.items())
-        self._fallback = tuple(fallback.items())
-        # one C-level search decides whether any fallback can match a line nothing else explained
-        self._fallback_any = re.compile("|".join(re.escape(k) for k in fallback)) if fallback else None
-        self._also = tuple({id(p): p for s in self.signatures for p in s.also}.items())
-
-    def _candidates(self, line: str) -> list[tuple[int, re.Pattern[str]]]:
-        found = list(self._unfiltered)
-        for key, entries in self._sensitive:
-            if key in line:
-                found.extend(entries)
-        if self._insensitive:
-            low = line.lower()
-            for key, entries in self._insensitive:
-                if key in low:
-                    found.extend(entries)
-        return found
+        self._keywords = _Keywords(tuple(sensitive.items()), tuple(insensitive.items()), tuple(fallback.items()))
+        self._also = tuple(
+            (id(p), p, tuple(_compile(p.pattern)[1]))
+            for p in {id(p): p for s in self.signatures for p in s.also}.values()
+        )
+        self._pending: list[tuple[int, str]] = []
 
     def feed(self, raw: str) -> None:
-        """One line of the log, with or without its newline."""
+        """One line of the log, with or without its newline (matched with its block, at the latest by ``result``)."""
         self.lines += 1
         line = raw.rstrip("\r\n")
         if "\r" in line:
@@ -348,35 +361,63 @@ class LogScanner:
             match = _TF_VERSION.search(line)
             if match:
                 self.tf_version = match.group(1)
-        for key, pattern in self._also:
-            if key not in self._also_seen and pattern.search(line):
-                self._also_seen.add(key)
+        self._pending.append((self.lines, line))
+        if len(self._pending) >= BLOCK_LINES:
+            self._match_pending()
+
+    def _match_pending(self) -> None:
+        """Match the lines fed since the last block against the keywords the block holds."""
+        if not self._pending:
+            return
+        block = "\n".join(line for _, line in self._pending)
+        low = block.lower()
+        held = self._keywords.held_in(block, low)
+        also = [
+            (key, pattern)
+            for key, pattern, literals in self._also
+            if key not in self._also_seen and any(k in (low if ci else block) for k, ci in literals)
+        ]
+        for number, line in self._pending:
+            self._match_line(number, line, held, also)
+        self._pending = []
+
+    def _match_line(self, number: int, line: str, held: _Keywords, also: list[tuple[int, re.Pattern[str]]]) -> None:
+        for also_id, also_pattern in also:
+            if also_id not in self._also_seen and also_pattern.search(line):
+                self._also_seen.add(also_id)
+        found = list(self._unfiltered)
+        for key, entries in held.sensitive:
+            if key in line:
+                found.extend(entries)
+        if held.insensitive:
+            low = line.lower()
+            for key, entries in held.insensitive:
+                if key in low:
+                    found.extend(entries)
         matched: set[int] = set()
-        for index, pattern in sorted(self._candidates(line), key=lambda c: c[0]):
+        for index, pattern in sorted(found, key=lambda c: c[0]):
             if index in matched:
                 continue
             match = pattern.search(line)
             if match:
                 matched.add(index)
-                self._record(self.signatures[index], match, line)
-        if not matched:
-            self._feed_fallback(line)
+                self._record(self.signatures[index], match, line, number)
+        if not matched and held.fallback:
+            self._match_fallback(number, line, held)
 
-    def _feed_fallback(self, line: str) -> None:
+    def _match_fallback(self, number: int, line: str, held: _Keywords) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
-        if self._fallback_any is None or not self._fallback_any.search(line):
-            return
-        found = [entry for key, entries in self._fallback if key in line for entry in entries]
+        found = [entry for key, entries in held.fallback if key in line for entry in entries]
         for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
             match = pattern.search(line)
             if match:
-                self._record(self.signatures[index], match, line)
+                self._record(self.signatures[index], match, line, number)
                 return
 
-    def _record(self, signature: Signature, match: re.Match[str], line: str) -> None:
+    def _record(self, signature: Signature, match: re.Match[str], line: str, number: int) -> None:
         hit = self._hits.get(signature.id)
         if hit is None:
-            hit = self._hits[signature.id] = Hit(signature, first_line=self.lines)
+            hit = self._hits[signature.id] = Hit(signature, first_line=number)
         hit.count += 1
         for name, value in match.groupdict().items():
             if value is not None:
@@ -385,10 +426,11 @@ class LogScanner:
             component = component_of(line)
             hit.groups.update(component=component.name, next_step=component.next_step)
         if len(hit.quotes) < MAX_QUOTES:
-            hit.quotes.append((self.lines, line.strip()))
+            hit.quotes.append((number, line.strip()))
 
     def result(self, context: ScanContext | None = None) -> ScanResult:
         """Hits whose conditions hold, ranked: problems before harmless lines, then priority, then position."""
+        self._match_pending()
         ctx = context or ScanContext()
         effective = ScanContext(
             os=ctx.os or ("windows" if self.windows_seen else None),

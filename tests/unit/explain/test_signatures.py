@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature, load_signatures, render_template
+from tfgpu.knowledge.signatures import BLOCK_LINES, LogScanner, ScanContext, Signature, load_signatures, render_template
 
 SIGNATURES = load_signatures()
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
@@ -167,3 +168,22 @@ def test_a_missing_runtime_beside_another_installed_cuda_is_the_wrong_cuda_versi
     assert (
         scan([eleven], ScanContext(cuda_installed=("12",))).hits[0].signature.category == "wrong_cuda_version_installed"
     )
+
+
+def test_keyword_prefilter_by_block_finds_what_every_pattern_on_every_line_finds():
+    """The public logs in one run among progress lines (blocks end inside them), against a scanner
+    that tries every pattern on every line: the keywords only ever skip what cannot match."""
+    public = Path(__file__).parents[3] / "benchmarks" / "corpus" / "public-threads.jsonl"
+    progress = "750/750 ━━━━━━━━━━━━━━━━━━━━ 62s 80ms/step - accuracy: 0.9132 - loss: 0.2841"
+    lines = []
+    for case in map(json.loads, public.read_text().splitlines()):
+        lines += [progress] * 20 + case["log"].splitlines()
+
+    def hits(scanner: LogScanner) -> list[tuple]:
+        for line in lines:
+            scanner.feed(line)
+        return [(h.signature.id, h.count, h.first_line, h.quotes, h.groups) for h in scanner.result().hits]
+
+    unfiltered = LogScanner(replace(s, keywords=()) for s in SIGNATURES)
+    assert len(lines) > 3 * BLOCK_LINES
+    assert hits(LogScanner()) == hits(unfiltered)
