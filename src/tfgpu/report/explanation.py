@@ -39,13 +39,19 @@ def _problem(console: Console, number: int, problem: Problem) -> None:
     console.print(Text(f"   [{problem.id}]", style="dim"))
 
 
+def _count(number: int, noun: str) -> str:
+    """The number with its noun, plural unless one: "1 line", "4 lines"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
     """The human report (log lines and values escaped: a log can carry terminal sequences)."""
     explanation = printable_tree(explanation)
     if explanation.problems:
         console.print(
             Text(
-                f"{len(explanation.problems)} problem(s) in {explanation.lines_read} lines, most important first:",
+                f"{_count(len(explanation.problems), 'problem')} in {_count(explanation.lines_read, 'line')}, "
+                "most important first:",
                 style="bold",
             )
         )
@@ -53,7 +59,7 @@ def render_explanation_text(explanation: Explanation, console: Console) -> None:
             console.print()
             _problem(console, number, problem)
     else:
-        console.print(Text(f"No known problem in {explanation.lines_read} lines.", style="bold green"))
+        console.print(Text(f"No known problem in {_count(explanation.lines_read, 'line')}.", style="bold green"))
     if explanation.harmless:
         console.print()
         console.print(Text("Harmless, you can ignore these:", style="bold"))
