@@ -12,6 +12,7 @@ from tfgpu.model.codec import encode
 from tfgpu.model.explanation import Explanation, Problem
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.words import counted
 
 EXPLAIN_SCHEMA_VERSION = 1
 # The "2023-06-19 17:03:27.840554: E tensorflow/.../cuda_dnn.cc:417] " or "W0000 00:00:17.6  24341 gpu_device.cc:2431] "
@@ -39,18 +40,13 @@ def _problem(console: Console, number: int, problem: Problem) -> None:
     console.print(Text(f"   [{problem.id}]", style="dim"))
 
 
-def _count(number: int, noun: str) -> str:
-    """The number with its noun, plural unless one: "1 line", "4 lines"."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
     """The human report (log lines and values escaped: a log can carry terminal sequences)."""
     explanation = printable_tree(explanation)
     if explanation.problems:
         console.print(
             Text(
-                f"{_count(len(explanation.problems), 'problem')} in {_count(explanation.lines_read, 'line')}, "
+                f"{counted(len(explanation.problems), 'problem')} in {counted(explanation.lines_read, 'line')}, "
                 "most important first:",
                 style="bold",
             )
@@ -59,7 +55,7 @@ def render_explanation_text(explanation: Explanation, console: Console) -> None:
             console.print()
             _problem(console, number, problem)
     else:
-        console.print(Text(f"No known problem in {_count(explanation.lines_read, 'line')}.", style="bold green"))
+        console.print(Text(f"No known problem in {counted(explanation.lines_read, 'line')}.", style="bold green"))
     if explanation.harmless:
         console.print()
         console.print(Text("Harmless, you can ignore these:", style="bold"))

@@ -12,6 +12,7 @@ from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.words import counted
 
 MARKS = {
     Severity.OK: ("✓", "green"),
@@ -61,13 +62,13 @@ def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
     if errors:
         first = errors[0].summary
         return (
-            f"TensorFlow cannot use a GPU here: {len(errors)} error(s), {len(warnings)} warning(s){scope}. "
+            f"TensorFlow cannot use a GPU here: {counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}{scope}. "
             f"Start with: {first}",
             "bold red",
         )
     if warnings:
-        return f"Usable, with {len(warnings)} warning(s) to look at{scope}.", "yellow"
-    return f"Healthy: nothing stops TensorFlow from using {count} GPU(s){scope}.", "bold green"
+        return f"Usable, with {counted(len(warnings), 'warning')} to look at{scope}.", "yellow"
+    return f"Healthy: nothing stops TensorFlow from using {counted(count, 'GPU')}{scope}.", "bold green"
 
 
 def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) -> None:
