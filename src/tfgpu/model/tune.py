@@ -64,10 +64,9 @@ class TuneResult:
     @property
     def process_noise(self) -> float | None:
         """|confirmation - winner| / winner: how far one configuration moved between two processes."""
-        again, first = (
-            (self.confirmation.samples_per_second if self.confirmation else None),
-            self.best.samples_per_second,
-        )
+        if self.confirmation is None:
+            return None
+        again, first = self.confirmation.samples_per_second, self.best.samples_per_second
         return abs(again - first) / first if again and first else None
 
     @property
