@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "burn": ("tfgpu.cli.commands.burn", "stress every GPU with checked matmuls and report PASS/FAIL"),
     "tune": ("tfgpu.cli.commands.tune", "find the fastest way to train a script's model on this GPU"),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
+    "cache": ("tfgpu.cli.commands.cache", "show or clear the XLA cache that lets a second run skip compilation"),
 }
 
 
@@ -41,6 +42,7 @@ EXIT_STATUSES: dict[str, str] = {
     "burn": "0 every device passed, 4 a device failed, 2 usage",
     "tune": "0 tuned, 1 tool failure, 2 usage",
     "env": "0 (the lines, or nothing to change), 1 tool failure",
+    "cache": "0 listed (or cleared), 2 usage (a bad TFGPU_XLA_CACHE or TFGPU_XLA_CACHE_LIMIT)",
 }
 
 

@@ -22,8 +22,13 @@ from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GPU_GUIDE, GpuOptions
 from tfgpu.knowledge.archs import mixed_policy
 from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.xla_cache import CacheMode
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.runner import CommandRunner, SubprocessRunner
+from tfgpu.xlacache.devices import gpu_identity
+from tfgpu.xlacache.location import cache_mode
+from tfgpu.xlacache.plan import plan_cache
 
 
 @dataclass
@@ -148,8 +153,34 @@ def _strategy(tf: Any, options: GpuOptions, environ: Any) -> tuple[Any, str]:
     return tf.distribute.get_strategy(), "no GPU: the default strategy"
 
 
-def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: Any = None, environ: Any = None) -> Setup:
-    """Apply ``options``; ``tf`` and ``nvml`` are injected by tests.
+def apply_xla_cache(options: GpuOptions, nvml: NvmlClient | None, env: Any, runner: CommandRunner) -> list[str]:
+    """Point TF's persistent XLA cache at tfgpu's cache for this interpreter; the lines say what was done.
+
+    XLA reads its flags at its first compilation, so this works after ``import tensorflow`` too.
+    """
+    driver, gpus = gpu_identity(nvml)
+    plan = plan_cache(
+        cache_mode(env, options.xla_cache), python=sys.executable, environ=env, driver=driver, gpus=gpus, runner=runner
+    )
+    for name, value in plan.variables:
+        env[name] = value
+    lines = (
+        [f"XLA cache {plan.mode.value}: {plan.directory} (compiled programs are kept for the next run)"]
+        if plan.variables
+        else []
+    )
+    return lines + list(plan.notes)
+
+
+def apply_options(
+    options: GpuOptions,
+    *,
+    nvml: NvmlClient | None = None,
+    tf: Any = None,
+    environ: Any = None,
+    runner: CommandRunner | None = None,
+) -> Setup:
+    """Apply ``options``; ``tf``, ``nvml`` and ``runner`` (the XLA flag check's child) are injected by tests.
 
     Raises:
         DiagnosticError: TF was initialized too early, or an option cannot apply here.
@@ -166,6 +197,7 @@ def apply_options(options: GpuOptions, *, nvml: NvmlClient | None = None, tf: An
             applied.append(f"{name}={value} (set before TensorFlow starts)")
         if visible is not None:
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # so CUDA's indices are nvidia-smi's
+    applied.extend(apply_xla_cache(options, nvml, env, runner or SubprocessRunner()))
     tf = tf or _import_tf()
     with _before_initialisation(where):
         physical = tf.config.list_physical_devices("GPU")
@@ -315,4 +347,5 @@ def options_from_environment(environ: Any) -> GpuOptions | None:
         return None
     data = json.loads(raw)
     data["gpus"] = tuple(data["gpus"]) if data.get("gpus") else None
+    data["xla_cache"] = CacheMode(data["xla_cache"]) if data.get("xla_cache") else None
     return GpuOptions(**data)

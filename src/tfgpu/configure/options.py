@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.xla_cache import CacheMode
 
 GPU_GUIDE = "https://www.tensorflow.org/guide/gpu"
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|%)\s*$", re.I)
@@ -35,6 +36,8 @@ class GpuOptions:
     split: int | None = None
     batchnorm: str | None = None
     """"fused": Keras 3's BatchNormalization through cuDNN's fused kernel (configure/batchnorm.py)."""
+    xla_cache: CacheMode | None = None
+    """XLA's compiled programs kept across runs (xlacache/); None = $TFGPU_XLA_CACHE, else on."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (for the ``tfgpu run`` bootstrap and summaries)."""
@@ -102,6 +105,27 @@ def parse_memory(value: object) -> tuple[str | None, int | None, float | None]:
     return None, limit, None
 
 
+def parse_xla_cache(value: object) -> CacheMode | None:
+    """True / "on", False / "off", "read-only", or None (the environment decides).
+
+    Examples:
+        >>> parse_xla_cache(False), parse_xla_cache("read-only"), parse_xla_cache(None)
+        (<CacheMode.OFF: 'off'>, <CacheMode.READ_ONLY: 'read-only'>, None)
+    """
+    if value is None:
+        return None
+    if value is True:
+        return CacheMode.ON
+    if value is False:
+        return CacheMode.OFF
+    if isinstance(value, str):
+        try:
+            return CacheMode(value)
+        except ValueError:
+            pass
+    raise _bad("xla_cache", value, 'True, False, "on", "off" or "read-only"')
+
+
 MAX_SPLIT = 64
 """More logical devices than this on one GPU is a typo (split=2**40 once tried to allocate 9.8 GB)."""
 
@@ -117,6 +141,7 @@ def make_options(
     strategy: str | None = None,
     split: int | None = None,
     batchnorm: str | None = None,
+    xla_cache: bool | str | None = None,
 ) -> GpuOptions:
     """Check every option and their combinations.
 
@@ -132,6 +157,7 @@ def make_options(
         raise _bad("strategy", strategy, " / ".join(STRATEGIES))
     if batchnorm is not None and batchnorm not in BATCHNORMS:
         raise _bad("batchnorm", batchnorm, " / ".join(f'"{b}"' for b in BATCHNORMS))
+    cache = parse_xla_cache(xla_cache)
     if split is not None and (isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT):
         raise _bad("split", split, f"an integer from 1 to {MAX_SPLIT}")
     for name, flag in (("tf32", tf32), ("deterministic", deterministic), ("log_placement", log_placement)):
@@ -158,4 +184,5 @@ def make_options(
         strategy=strategy,
         split=split,
         batchnorm=batchnorm,
+        xla_cache=cache,
     )

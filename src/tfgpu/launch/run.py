@@ -10,6 +10,7 @@ import contextlib
 import importlib.metadata
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -29,11 +30,17 @@ from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import Verdict
+from tfgpu.model.xla_cache import CachePlan
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.procs import become_subreaper, children
+from tfgpu.system.runner import CommandRunner
+from tfgpu.xlacache.devices import gpu_identity
+from tfgpu.xlacache.location import cache_mode
+from tfgpu.xlacache.plan import plan_cache, training_python
+from tfgpu.xlacache.session import conclude, observe
 
 BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -42,10 +49,13 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 MAX_PROBLEMS_SHOWN = 2
 
 
-def child_environment(options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None) -> dict[str, str]:
-    """The child's environment: the caller's, the option variables, and the bootstrap when code is needed."""
+def child_environment(
+    options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None, cache: CachePlan | None = None
+) -> dict[str, str]:
+    """The child's environment: the caller's, the option and XLA cache variables, and the bootstrap when code is needed."""
     env = dict(environ)
     env.update(environment_for(options, visible))
+    env.update(dict(cache.variables) if cache else {})
     tf_config = slurm_tf_config(environ) if "TF_CONFIG" not in environ else None
     if tf_config:
         env["TF_CONFIG"] = tf_config
@@ -209,11 +219,15 @@ def run_command(
     interval_seconds: float = 0.5,
     stdout: TextIO = sys.stdout,
     warn: Callable[[str], None] | None = None,
+    inform: Callable[[str], None] | None = None,
+    runner: CommandRunner | None = None,
 ) -> RunReport:
     """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children.
 
     ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
-    machine where NVML sees no GPU: the command runs on the CPU).
+    machine where NVML sees no GPU: the command runs on the CPU); ``inform``, how the XLA cache
+    is used. ``runner`` starts the child that checks the cache's flags against the command's
+    TensorFlow (once per install); without one the cache is left off.
     """
     become_subreaper()
     notes: list[str] = []
@@ -221,7 +235,11 @@ def run_command(
     for note in notes:
         if warn:
             warn(note)
-    env = child_environment(options, environ, visible)
+    cache = _plan_cache(argv, options, nvml, environ, runner)
+    for line in cache.notes if cache else ():
+        if inform:
+            inform(line)
+    env = child_environment(options, environ, visible, cache)
     try:
         indices = [int(v) for v in visible if v.isdigit()] if visible else list(range(nvml.device_count()))
     except NvmlUnavailable:
@@ -243,8 +261,9 @@ def run_command(
     # Installed before the first child starts: a SIGTERM that came between the start and the handler
     # would end tfgpu alone and leave the command running.
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    observing = observe(cache) if cache else contextlib.nullcontext()
     try:
-        try:
+        with observing as observation:
             for index, child_env in enumerate(envs):
                 proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
                 procs.append(proc)
@@ -255,15 +274,15 @@ def run_command(
                 thread = threading.Thread(target=pump, args=(proc.stdout, stdout, watch, prefix), daemon=True)
                 thread.start()
                 pumps.append(thread)
-        except FileNotFoundError:
-            for proc in procs:
-                proc.kill()
-            raise
-        if sampler:
-            sampler.start()
-        codes = [proc.wait() for proc in procs]
-        if signal.SIGTERM in stopped:
-            end_adopted_orphans()
+            if sampler:
+                sampler.start()
+            codes = [proc.wait() for proc in procs]
+            if signal.SIGTERM in stopped:
+                end_adopted_orphans()
+    except FileNotFoundError:
+        for proc in procs:
+            proc.kill()
+        raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -284,7 +303,17 @@ def run_command(
     kept = sampler.samples() if sampler else []
     busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
     epochs = watch.finished_epochs()
-    run = RunFacts(wall_seconds=busy_seconds, epoch_seconds=epochs, jit_compile=True if watch.xla_seen else None)
+    cache_use = (
+        conclude(observation, environ, shlex.join(argv), epochs[0] if epochs else None)
+        if observation is not None
+        else None
+    )
+    run = RunFacts(
+        wall_seconds=busy_seconds,
+        epoch_seconds=epochs,
+        jit_compile=True if watch.xla_seen else None,
+        xla_cache=cache_use,
+    )
     failed = failure_verdict(exit_status, signal_number, watch)
     if failed is None:
         verdicts = tuple(judge(stats, run))
@@ -294,4 +323,21 @@ def run_command(
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    return RunReport(exit_status, seconds, verdicts, peak, mean)
+    return RunReport(exit_status, seconds, verdicts, peak, mean, cache.directory if cache else None, cache_use)
+
+
+def _plan_cache(
+    argv: Sequence[str], options: GpuOptions, nvml: NvmlClient, environ: Mapping[str, str], runner: CommandRunner | None
+) -> CachePlan | None:
+    """The XLA cache for the command's interpreter; None without a runner to check its flags with."""
+    if runner is None:
+        return None
+    driver, gpus = gpu_identity(nvml)
+    return plan_cache(
+        cache_mode(environ, options.xla_cache),
+        python=training_python(argv, environ),
+        environ=environ,
+        driver=driver,
+        gpus=gpus,
+        runner=runner,
+    )

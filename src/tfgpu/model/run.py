@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfgpu.model.samples import Verdict
+from tfgpu.model.xla_cache import CacheUse
 
 
 @dataclass(frozen=True)
@@ -16,3 +17,6 @@ class RunReport:
     verdicts: tuple[Verdict, ...]
     peak_memory_bytes: float | None
     mean_utilization_percent: float | None
+    xla_cache_directory: str | None = None
+    xla_cache: CacheUse | None = None
+    """What the run compiled into and loaded from the XLA cache (None: no cache, or nothing observed)."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfgpu.model.samples import SampleStats, Verdict
+from tfgpu.model.xla_cache import CacheUse
 
 BUSY_PERCENT = 80.0
 STARVED_PERCENT = 30.0
@@ -43,6 +44,8 @@ class RunFacts:
     """Whether the model was compiled with XLA (Keras resolves jit_compile="auto" to True on a GPU)."""
     unfused_batchnorm_layers: int | None = None
     """Keras 3 BatchNormalization layers on TensorFlow running as separate ops where cuDNN's fused kernel could."""
+    xla_cache: CacheUse | None = None
+    """What the run compiled into the persistent XLA cache and loaded from it."""
 
 
 def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
@@ -61,9 +64,21 @@ def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     extra = first - typical
     if extra < 10.0 or first < 3 * typical:
         return None
-    if run.jit_compile:
-        cause = "tracing and XLA compilation (the model is compiled with XLA; Keras's jit_compile='auto' means XLA on a GPU)"
+    cached = run.xla_cache is not None and run.xla_cache.compiled > 0
+    if cached:
+        assert run.xla_cache is not None
+        cause = (
+            f"tracing and XLA compilation ({run.xla_cache.compiled} program(s) compiled; "
+            "Keras's jit_compile='auto' means XLA on a GPU)"
+        )
         advice: tuple[str, ...] = (
+            "the compiled programs are now in the XLA cache: the next run of this script loads them instead of "
+            "compiling (a new input shape still compiles once)",
+            "judge training speed from the second epoch on",
+        )
+    elif run.jit_compile:
+        cause = "tracing and XLA compilation (the model is compiled with XLA; Keras's jit_compile='auto' means XLA on a GPU)"
+        advice = (
             "for runs of a few epochs: model.compile(..., jit_compile=False); XLA compiles again for every new input shape",
             "judge training speed from the second epoch on",
         )

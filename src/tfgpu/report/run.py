@@ -7,6 +7,7 @@ from rich.text import Text
 
 from tfgpu.model.run import RunReport
 from tfgpu.report.monitor import verdict_text
+from tfgpu.report.xla_cache import cache_use_line
 
 
 def run_summary(report: RunReport) -> Group:
@@ -18,4 +19,9 @@ def run_summary(report: RunReport) -> Group:
     )
     peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
     head = Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}")
-    return Group(head, verdict_text(report.verdicts))
+    cache = (
+        [Text(cache_use_line(report.xla_cache, report.xla_cache_directory), style="cyan")]
+        if report.xla_cache is not None and report.xla_cache_directory is not None
+        else []
+    )
+    return Group(head, *cache, verdict_text(report.verdicts))

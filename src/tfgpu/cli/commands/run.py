@@ -29,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--batchnorm", choices=BATCHNORMS, help="fused: Keras 3 BatchNormalization through cuDNN's fused kernel"
     )
     parser.add_argument(
+        "--xla-cache",
+        choices=("on", "off", "read-only"),
+        help="keep XLA's compiled programs for the next run (default: $TFGPU_XLA_CACHE, else on)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -59,12 +64,17 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             strategy=args.strategy,
             split=args.split,
             batchnorm=args.batchnorm,
+            xla_cache=args.xla_cache,
         )
     except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
         raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
 
     def warn(text: str) -> None:
         env.stderr.write(f"tfgpu run: warning: {printable(text)}\n")
+        env.stderr.flush()
+
+    def inform(text: str) -> None:
+        env.stderr.write(f"tfgpu run: {printable(text)}\n")
         env.stderr.flush()
 
     for warning in (keras_multiworker_warning(args.workers), strategy_note(options)):
@@ -80,6 +90,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             interval_seconds=args.interval,
             stdout=env.stdout,
             warn=warn,
+            inform=inform,
+            runner=env.runner_factory(),
         )
     except FileNotFoundError:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None

@@ -1,0 +1,124 @@
+"""The XLA cache in words: one line after ``tfgpu run``, and the listing of ``tfgpu cache``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from tfgpu.model.xla_cache import CacheListing, CacheUse
+from tfgpu.report.sanitize import printable
+from tfgpu.report.words import counted
+
+
+def _size(size_bytes: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size_bytes >= scale:
+            return f"{size_bytes / scale:.1f} {unit}"
+    return f"{size_bytes:.0f} B"
+
+
+def _epoch(seconds: float | None) -> str:
+    return f"{seconds:.1f} s" if seconds is not None else "not printed"
+
+
+def cache_use_line(use: CacheUse, directory: str) -> str:
+    """What one run compiled and loaded, in one sentence.
+
+    Examples:
+        >>> cache_use_line(CacheUse(0, 3, 5.7, 61.0), "/c")
+        'XLA cache: 3 programs loaded instead of compiled (first epoch 5.7 s; 61.0 s in the run that compiled them)'
+    """
+    loaded, compiled = use.loaded or 0, use.compiled
+    if loaded and not compiled:
+        earlier = (
+            f"; {use.compiling_first_epoch_seconds:.1f} s in the run that compiled them"
+            if use.compiling_first_epoch_seconds is not None
+            else ""
+        )
+        return (
+            f"XLA cache: {counted(loaded, 'program')} loaded instead of compiled "
+            f"(first epoch {_epoch(use.first_epoch_seconds)}{earlier})"
+        )
+    if compiled:
+        also = f", {loaded} loaded" if loaded else ""
+        return (
+            f"XLA cache: {counted(compiled, 'program')} compiled in this run{also} and kept in {printable(directory)}: "
+            f"the next run loads them instead of compiling (first epoch {_epoch(use.first_epoch_seconds)})"
+        )
+    if use.loaded is None:
+        return (
+            f"XLA cache: {printable(directory)} (nothing new compiled; which programs were loaded cannot be seen here)"
+        )
+    return f"XLA cache: {printable(directory)} (nothing compiled with XLA or loaded in this run)"
+
+
+def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
+    """``tfgpu cache``: where, how big, for which versions, and the latest runs."""
+    now = time.time() if now is None else now
+    head = Text(
+        f"XLA cache {printable(listing.root)} ({listing.mode.value}): {_size(listing.size_bytes)} of "
+        f"{_size(listing.limit_bytes)} in {counted(len(listing.directories), 'key')}"
+    )
+    parts: list[Text | Table] = [head]
+    if listing.removed_bytes is not None:
+        parts.append(Text(f"cleared: {_size(listing.removed_bytes)} removed", style="bold"))
+    if listing.directories:
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("key", "TensorFlow", "GPUs", "programs", "size", "last used"):
+            table.add_column(column, no_wrap=column != "GPUs")
+        for d in listing.directories:
+            tf = next((f"{n} {v}" for n, v in d.key.parts if n in ("tensorflow", "tensorflow-cpu", "tf-nightly")), "?")
+            used = f"{(now - d.last_used_unix) / 3600:.1f} h ago" if d.last_used_unix is not None else "-"
+            table.add_row(
+                d.key.digest,
+                printable(tf),
+                printable(d.key.part("gpus") or "?"),
+                str(d.programs),
+                _size(d.size_bytes),
+                used,
+            )
+        parts.append(table)
+    if listing.runs:
+        runs = Table(box=None, header_style="bold", pad_edge=False, title="recent runs", title_justify="left")
+        for column in ("when", "key", "compiled", "loaded", "first epoch", "command"):
+            runs.add_column(column, no_wrap=column != "command")
+        for run in listing.runs:
+            runs.add_row(
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished_unix)),
+                run.digest,
+                str(run.use.compiled),
+                "?" if run.use.loaded is None else str(run.use.loaded),
+                _epoch(run.use.first_epoch_seconds),
+                printable(run.command),
+            )
+        parts.append(runs)
+    parts.extend(Text(printable(p), style="yellow") for p in listing.problems)
+    return Group(*parts)
+
+
+def cache_document(listing: CacheListing) -> dict[str, Any]:
+    """``tfgpu cache --json``'s body."""
+    return {
+        "root": listing.root,
+        "mode": listing.mode.value,
+        "limit_bytes": listing.limit_bytes,
+        "size_bytes": listing.size_bytes,
+        "removed_bytes": listing.removed_bytes,
+        "keys": [
+            {
+                "digest": d.key.digest,
+                "parts": dict(d.key.parts),
+                "programs": d.programs,
+                "size_bytes": d.size_bytes,
+                "last_used_unix": d.last_used_unix,
+            }
+            for d in listing.directories
+        ],
+        "runs": [{**asdict(r), "use": asdict(r.use)} for r in listing.runs],
+        "problems": list(listing.problems),
+    }
