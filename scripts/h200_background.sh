@@ -14,8 +14,16 @@ if [ "$action" = wait ]; then
   tar -C /tmp -czf "$OUT/$name.tgz" "$name" "$name.log" 2>/dev/null; exit 0
 fi
 rm -rf "$o"; mkdir -p "$o"
-source .gpu-stack/device.sh env
-export PYTHONPATH=$PWD/src:$PYTHONPATH PYTHONUNBUFFERED=1
+# RAW=1: the wheel layout as pip leaves it, fixed only by the lines `tfgpu env` prints (what a user does).
+if [ "${RAW:-0}" = 1 ]; then
+  source .gpu-stack/device.sh raw
+  export PYTHONPATH=$PWD/src:$PYTHONPATH PYTHONUNBUFFERED=1
+  python3 -m tfgpu env >"$o/tfgpu-env.txt" 2>&1
+  eval "$(python3 -m tfgpu env 2>/dev/null)"
+else
+  source .gpu-stack/device.sh env
+  export PYTHONPATH=$PWD/src:$PYTHONPATH PYTHONUNBUFFERED=1
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.used,utilization.gpu --format=csv >"$o/nvidia-smi.txt" 2>&1
 step() {  # step NAME COMMAND...: its output in $o/NAME.txt and the log, its exit status and seconds after it
   local name=$1 t0=$SECONDS; shift

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 24 (XLA that pays once) on the lent H200, from the wheel layout as pip leaves it plus the
+# lines `tfgpu env` prints (RAW=1; scripts/h200_background.sh says how to run and wait). Carry
+# .whl (py-spy) in the call that starts it. STEPS picks the parts:
+#   mnist    the seed guide's CNN under tfgpu run, twice with one cache (~2.5 min)
+#   phases   the same CNN once more with a fresh cache and XLA's phase timers, py-spy stacks every 5 s (~1.5 min)
+#   resnet   Keras 3 ResNet-50 (fused batch norm, jit_compile=True) twice with one cache, timers and stacks (<= 2 x RESNET_TIMEOUT)
+set -u
+RAW=1 source scripts/h200_background.sh i24 "${1:-run}" "${2:-}"
+if [ -d .whl ] && [ ! -x /root/pyspy/bin/py-spy ]; then
+  python3 -m pip install -q --no-index --no-deps --target /root/pyspy .whl/py_spy*.whl
+fi
+spy=/root/pyspy/bin/py-spy
+timers=TF_CPP_VMODULE=gpu_compiler=1,nvptx_compiler=1,device_compiler=1,autotuner_util=1,gemm_fusion_autotuner=1,conv_algorithm_picker=1,gemm_algorithm_picker=1,compile_module_to_llvm_ir=1
+stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the process matching PATTERN until it ends, plus ptxas counts
+  local name=$1 pattern=$2 period=$3 pid=""
+  for _ in $(seq 60); do pid=$(pgrep -f "$pattern" | head -1); [ -n "$pid" ] && break; sleep 1; done
+  [ -n "$pid" ] || return 0
+  while kill -0 "$pid" 2>/dev/null; do
+    { echo "=== $(date +%T) ptxas=$(pgrep -c ptxas) nvrtc_threads=$(ls /proc/$pid/task 2>/dev/null | wc -l)"
+      timeout 20 "$spy" dump --native --pid "$pid" 2>&1 | head -60; } >>"$o/$name-stacks.txt"
+    sleep "$period"
+  done
+}
+for part in ${STEPS:-mnist phases resnet}; do
+  case $part in
+    mnist) step mnist python3 benchmarks/xla_cache.py mnist --runs 2 --cache /tmp/i24-mnist --json "$o/mnist.json" ;;
+    phases) stacks phases first_cnn.py 5 & step phases python3 benchmarks/xla_cache.py mnist --runs 1 \
+              --cache /tmp/i24-phases --env "$timers" --stderr "$o/phases" --json "$o/phases.json"; wait ;;
+    resnet) stacks resnet resnet50-child 20 & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
+              --cache /tmp/i24-resnet --timeout "${RESNET_TIMEOUT:-420}" --env "$timers" --stderr "$o/resnet" --json "$o/resnet.json"; wait ;;
+    *) echo "unknown part $part" ;;
+  esac
+done
+TFGPU_CACHE_DIR=/tmp/i24-mnist python3 -m tfgpu cache >"$o/cache.txt" 2>&1
+touch "$o/done"
