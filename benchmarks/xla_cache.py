@@ -108,7 +108,7 @@ def mnist(args: argparse.Namespace, env: dict[str, str]) -> list[dict[str, Any]]
 
 def resnet50(args: argparse.Namespace, env: dict[str, str]) -> list[dict[str, Any]]:
     command = [sys.executable, "-m", "tfgpu", "run", "--batchnorm", args.batchnorm, "--", sys.executable, __file__]
-    command += ["resnet50-child", "--steps", str(args.steps), "--batch", str(args.batch)]
+    command += ["resnet50-child", "--steps", str(args.steps), "--batch", str(args.batch), "--jit", args.jit]
     results = []
     for number in range(args.runs):
         result = run_once(command, env, args.timeout, _log(args, number))
@@ -129,7 +129,9 @@ def resnet50_child(args: argparse.Namespace) -> None:
 
     start = time.perf_counter()
     model = keras.applications.ResNet50(weights=None, input_shape=(224, 224, 3), classes=1000)
-    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="sparse_categorical_crossentropy", jit_compile=True)
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.01), loss="sparse_categorical_crossentropy", jit_compile=args.jit == "on"
+    )
     built = time.perf_counter() - start
     x = tf.constant(np.random.default_rng(0).random((args.batch, 224, 224, 3), dtype=np.float32))
     y = tf.constant(np.arange(args.batch) % 1000)
@@ -164,6 +166,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="per run")
     parser.add_argument("--batchnorm", default="fused", choices=("fused", "keras"))
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--jit", default="on", choices=("on", "off"), help="resnet50: jit_compile=True or False")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument("--stderr", metavar="PREFIX", help="keep each run's whole stderr in PREFIX-runN.stderr")

@@ -6,13 +6,13 @@
 #   phases   the same CNN once more with a fresh cache and XLA's phase timers, py-spy stacks every 5 s (~1.5 min)
 #   resnet   Keras 3 ResNet-50 (fused batch norm, jit_compile=True) twice with one cache, timers and stacks (<= 2 x RESNET_TIMEOUT)
 set -u
-RAW=1 source scripts/h200_background.sh i24 "${1:-run}" "${2:-}"
+RAW=1 source scripts/h200_background.sh "${NAME:-i24}" "${1:-run}" "${2:-}"
 if [ -d .whl ] && [ ! -x /root/pyspy/bin/py-spy ]; then
   python3 -m pip install -q --no-index --no-deps --target /root/pyspy .whl/py_spy*.whl
 fi
 spy=/root/pyspy/bin/py-spy
 timers=TF_CPP_VMODULE=gpu_compiler=1,nvptx_compiler=1,device_compiler=1,autotuner_util=1,gemm_fusion_autotuner=1,conv_algorithm_picker=1,gemm_algorithm_picker=1,compile_module_to_llvm_ir=1
-stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the process matching PATTERN until it ends, plus ptxas counts
+stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the training process (not tfgpu run above it) until it ends
   local name=$1 pattern=$2 period=$3 pid=""
   for _ in $(seq 60); do pid=$(pgrep -f "$pattern" | head -1); [ -n "$pid" ] && break; sleep 1; done
   [ -n "$pid" ] || return 0
@@ -25,9 +25,9 @@ stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the process matching 
 for part in ${STEPS:-mnist phases resnet}; do
   case $part in
     mnist) step mnist python3 benchmarks/xla_cache.py mnist --runs 2 --cache /tmp/i24-mnist --json "$o/mnist.json" ;;
-    phases) stacks phases first_cnn.py 5 & step phases python3 benchmarks/xla_cache.py mnist --runs 1 \
+    phases) stacks phases '^[^ ]+ [^ ]*first_cnn[.]py' 5 & step phases python3 benchmarks/xla_cache.py mnist --runs 1 \
               --cache /tmp/i24-phases --env "$timers" --stderr "$o/phases" --json "$o/phases.json"; wait ;;
-    resnet) stacks resnet resnet50-child 20 & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
+    resnet) stacks resnet '^[^ ]+ [^ ]*xla_cache[.]py resnet50-child' 20 & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
               --cache /tmp/i24-resnet --timeout "${RESNET_TIMEOUT:-420}" --env "$timers" --stderr "$o/resnet" --json "$o/resnet.json"; wait ;;
     *) echo "unknown part $part" ;;
   esac
