@@ -37,6 +37,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU and TFGPU_RUN_GPU_TESTS=1"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_xla_cache(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Every run of tfgpu under test keeps its XLA programs in a folder of the session's, never the user's."""
+    before = os.environ.get("TFGPU_CACHE_DIR")
+    os.environ["TFGPU_CACHE_DIR"] = str(tmp_path_factory.mktemp("tfgpu-cache"))
+    yield
+    if before is None:
+        os.environ.pop("TFGPU_CACHE_DIR", None)
+    else:
+        os.environ["TFGPU_CACHE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def _hermetic_unit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Unit tests must not start processes, touch NVML or import TensorFlow."""

@@ -25,7 +25,7 @@ from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.xla_cache import CacheMode
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.runner import CommandRunner, SubprocessRunner
+from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.devices import gpu_identity
 from tfgpu.xlacache.location import cache_mode
 from tfgpu.xlacache.plan import plan_cache
@@ -180,7 +180,10 @@ def apply_options(
     environ: Any = None,
     runner: CommandRunner | None = None,
 ) -> Setup:
-    """Apply ``options``; ``tf``, ``nvml`` and ``runner`` (the XLA flag check's child) are injected by tests.
+    """Apply ``options``; ``tf`` and ``nvml`` are injected by tests.
+
+    ``runner`` starts the child that checks the XLA cache's flags against this TensorFlow;
+    without one the cache is not set up (``tfgpu run``'s bootstrap: the parent did it).
 
     Raises:
         DiagnosticError: TF was initialized too early, or an option cannot apply here.
@@ -197,7 +200,8 @@ def apply_options(
             applied.append(f"{name}={value} (set before TensorFlow starts)")
         if visible is not None:
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # so CUDA's indices are nvidia-smi's
-    applied.extend(apply_xla_cache(options, nvml, env, runner or SubprocessRunner()))
+    if runner is not None:
+        applied.extend(apply_xla_cache(options, nvml, env, runner))
     tf = tf or _import_tf()
     with _before_initialisation(where):
         physical = tf.config.list_physical_devices("GPU")

@@ -19,9 +19,10 @@ def run_summary(report: RunReport) -> Group:
     )
     peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
     head = Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}")
-    cache = (
-        [Text(cache_use_line(report.xla_cache, report.xla_cache_directory), style="cyan")]
+    line = (
+        cache_use_line(report.xla_cache, report.xla_cache_directory)
         if report.xla_cache is not None and report.xla_cache_directory is not None
-        else []
+        else None
     )
+    cache = [Text(line, style="cyan")] if line else []
     return Group(head, *cache, verdict_text(report.verdicts))

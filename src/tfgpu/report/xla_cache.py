@@ -26,17 +26,19 @@ def _epoch(seconds: float | None) -> str:
     return f"{seconds:.1f} s" if seconds is not None else "not printed"
 
 
-def cache_use_line(use: CacheUse, directory: str) -> str:
-    """What one run compiled and loaded, in one sentence.
+def cache_use_line(use: CacheUse, directory: str) -> str | None:
+    """What one run compiled and loaded, in one sentence; None when it did neither (no XLA in the run).
 
     Examples:
         >>> cache_use_line(CacheUse(0, 3, 5.7, 61.0), "/c")
         'XLA cache: 3 programs loaded instead of compiled (first epoch 5.7 s; 61.0 s in the run that compiled them)'
+        >>> cache_use_line(CacheUse(1, 0, 56.0), "/c")
+        'XLA cache: 1 program compiled in this run and kept in /c: the next run loads it instead of compiling (first epoch 56.0 s)'
     """
     loaded, compiled = use.loaded or 0, use.compiled
     if loaded and not compiled:
         earlier = (
-            f"; {use.compiling_first_epoch_seconds:.1f} s in the run that compiled them"
+            f"; {use.compiling_first_epoch_seconds:.1f} s in the run that compiled {_them(loaded)}"
             if use.compiling_first_epoch_seconds is not None
             else ""
         )
@@ -48,13 +50,13 @@ def cache_use_line(use: CacheUse, directory: str) -> str:
         also = f", {loaded} loaded" if loaded else ""
         return (
             f"XLA cache: {counted(compiled, 'program')} compiled in this run{also} and kept in {printable(directory)}: "
-            f"the next run loads them instead of compiling (first epoch {_epoch(use.first_epoch_seconds)})"
+            f"the next run loads {_them(compiled)} instead of compiling (first epoch {_epoch(use.first_epoch_seconds)})"
         )
-    if use.loaded is None:
-        return (
-            f"XLA cache: {printable(directory)} (nothing new compiled; which programs were loaded cannot be seen here)"
-        )
-    return f"XLA cache: {printable(directory)} (nothing compiled with XLA or loaded in this run)"
+    return None
+
+
+def _them(count: int) -> str:
+    return "it" if count == 1 else "them"
 
 
 def cache_listing(listing: CacheListing, now: float | None = None) -> Group:

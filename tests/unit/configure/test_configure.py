@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from tests.fakes.interpreter import FakeInterpreter
 from tests.fakes.nvml import FakeGpu, FakeNvml
 from tests.fakes.tf import Recorder, fake_tf
 
@@ -34,6 +35,8 @@ GIB = 2**30
         ({"deterministic": "no"}, "setup-invalid-option"),
         ({"log_placement": 1}, "setup-invalid-option"),
         ({"split": 2**40}, "setup-invalid-option"),
+        ({"xla_cache": "sometimes"}, "setup-invalid-option"),
+        ({"xla_cache": 1}, "setup-invalid-option"),
     ],
 )
 def test_invalid_options_and_conflicts_are_diagnostic_errors(kwargs, reference):
@@ -120,3 +123,18 @@ def test_issue_19_gpu_choices_on_a_machine_without_nvidia_gpus_warn_instead_of_f
     assert resolve_gpus(("auto:1",), FakeNvml.no_driver(), warnings) is None
     assert resolve_gpus(("0",), FakeNvml.no_driver(), warnings) == ["0"]
     assert len(warnings) == 2 and all("no NVIDIA GPU is visible" in w and "CPU" in w for w in warnings)
+
+
+def test_setup_with_a_runner_points_tf_at_the_checked_xla_cache(tmp_path):
+    environ = {"TFGPU_CACHE_DIR": str(tmp_path)}
+    tf, _ = fake_tf(gpus=1, cc=(9, 0))
+    setup = apply_options(make_options(), nvml=FakeNvml.single_gpu(), tf=tf, environ=environ, runner=FakeInterpreter())
+    assert environ["TF_XLA_FLAGS"].startswith(f"--tf_xla_persistent_cache_directory={tmp_path / 'xla'}/")
+    assert any(line.startswith("XLA cache on: ") for line in setup.applied)
+
+
+def test_setup_xla_cache_off_leaves_the_flags_alone(tmp_path):
+    environ = {"TFGPU_CACHE_DIR": str(tmp_path), "TF_XLA_FLAGS": "--tf_xla_auto_jit=2"}
+    runner = FakeInterpreter()
+    apply_options(make_options(xla_cache=False), tf=fake_tf()[0], environ=environ, runner=runner)
+    assert environ["TF_XLA_FLAGS"] == "--tf_xla_auto_jit=2" and runner.calls == []

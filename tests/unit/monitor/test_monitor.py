@@ -13,6 +13,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.nvml import FakeGpu, FakeNvml, SeriesNvml
 
 from tfgpu.model.samples import MetricStats, SampleStats
+from tfgpu.model.xla_cache import CacheUse
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
 from tfgpu.monitor.stats import compute_stats
@@ -167,6 +168,15 @@ def test_xla_compilation_that_dwarfs_the_run_is_the_headline():
     assert verdicts[0].id == "first-epoch-compile" and "XLA" in verdicts[0].detail
     assert "jit_compile=False" in verdicts[0].advice[0]
     assert verdicts[1].id != "first-epoch-compile"
+
+
+def test_xla_compilation_kept_in_the_cache_says_the_next_run_loads_it():
+    # The H200 run of 2026-12-03: 56 s first epoch compiling 3 programs into the XLA cache, 2 s after
+    run = RunFacts(epoch_seconds=(56.0, 3.0, 2.0, 2.0, 2.0), jit_compile=True, xla_cache=CacheUse(3, 0, 56.0))
+    verdict = judge([stats_with(8)], run)[0]
+    assert verdict.id == "first-epoch-compile" and "3 program(s) compiled" in verdict.detail
+    assert "next run of this script loads them" in verdict.advice[0]
+    assert not any("jit_compile=False" in a for a in verdict.advice)
 
 
 def test_a_modest_first_epoch_is_an_aside_or_nothing():
