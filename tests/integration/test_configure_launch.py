@@ -41,7 +41,7 @@ def test_run_applies_code_options_through_the_bootstrap_and_returns_the_exit_sta
     (r,) = results(result.stdout)
     assert result.returncode == 0 and r["cpus"] == 2
     # issue 19: run says what the unmodified script really gets: the default strategy, 1 replica
-    assert r["replicas"] == 1 and "an unmodified script trains on the default strategy (1 replica)" in result.stdout
+    assert r["replicas"] == 1 and "an unmodified script trains on the default strategy (1 replica)" in result.stderr
     assert "[tfgpu run] exit status 0" in result.stderr
     failing = py("-m", "tfgpu", "run", "--", sys.executable, "-c", "import sys; sys.exit(7)")
     assert failing.returncode == 7

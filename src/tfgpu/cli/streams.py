@@ -33,6 +33,23 @@ class SafeStream(io.TextIOBase):
                 self.broken = True
         return len(text)
 
+    def write_bytes(self, data: bytes) -> None:
+        """Write bytes as they are (``tfgpu run`` passes a command's output through unchanged), or drop them.
+
+        Through the target's byte layer where it has one; a text-only target gets them decoded.
+        """
+        buffer = getattr(self.target, "buffer", None)
+        if buffer is None:
+            self.write(data.decode("utf-8", "replace"))
+            return
+        if not self.broken:
+            try:
+                self.target.flush()  # type: ignore[union-attr]
+                buffer.write(data)
+                buffer.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self.broken = True
+
     def flush(self) -> None:
         """Flush, or nothing once the stream is gone."""
         if not self.broken and self.target is not None:

@@ -130,9 +130,12 @@ def _import_tf() -> ModuleType:
 
 
 def _strategy(tf: Any, options: GpuOptions, environ: Any) -> tuple[Any, str]:
+    """The strategy and why; a multi-worker one is made before anything lists logical devices.
+
+    Listing logical devices starts TF's runtime, and MultiWorkerMirroredStrategy must configure
+    its collective ops before that ("Collective ops must be configured at program startup").
+    """
     choice = options.strategy or "auto"
-    gpus = tf.config.list_logical_devices("GPU")
-    cpus = tf.config.list_logical_devices("CPU")
     if choice == "multiworker" or (choice == "auto" and environ.get("TF_CONFIG")):
         return tf.distribute.MultiWorkerMirroredStrategy(), "TF_CONFIG names a cluster: MultiWorkerMirroredStrategy"
     if choice == "auto" and environ.get("SLURM_JOB_ID") and int(environ.get("SLURM_NTASKS", "1")) > 1:
@@ -140,6 +143,8 @@ def _strategy(tf: Any, options: GpuOptions, environ: Any) -> tuple[Any, str]:
         return tf.distribute.MultiWorkerMirroredStrategy(
             cluster_resolver=resolver
         ), "a Slurm allocation of several tasks: MultiWorkerMirroredStrategy"
+    gpus = tf.config.list_logical_devices("GPU")
+    cpus = tf.config.list_logical_devices("CPU")
     if choice == "mirrored" or (choice == "auto" and len(gpus) > 1):
         devices = [d.name for d in gpus] or [d.name for d in cpus]
         return tf.distribute.MirroredStrategy(devices=devices), f"{len(devices)} local devices: MirroredStrategy"

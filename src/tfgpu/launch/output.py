@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from typing import IO, TextIO
 
 from tfgpu.knowledge.signatures import LogScanner, strip_ansi
@@ -66,21 +67,27 @@ class OutputWatch:
 def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -> None:
     r"""Copy the child's output to ``out`` as it comes, and feed its lines to ``watch``.
 
-    Alone, the bytes reach the terminal unchanged (``\r`` redraws stay redraws). With a
-    ``prefix`` (one of several workers sharing ``out``) whole lines are written, each with the
-    prefix, so two workers never interleave inside a line. A line longer than MAX_LINE_CHARS
-    is handled in pieces, and a closed ``out`` (``tfgpu run ... | head -1``) stops the copying
-    but not the reading, so the child never blocks on a full pipe.
+    Alone, the bytes reach ``out`` unchanged (through its ``write_bytes`` where it has one: invalid
+    UTF-8 and ``\r`` redraws stay as the command wrote them). With a ``prefix`` (one of several
+    workers sharing ``out``) whole lines are written, each with the prefix, so two workers never
+    interleave inside a line. A line longer than MAX_LINE_CHARS is handled in pieces, and a
+    closed ``out`` (``tfgpu run ... | head -1``) stops the copying but not the reading, so the
+    child never blocks on a full pipe.
     """
     lines = LineSplitter(MAX_LINE_CHARS)
+    raw: Callable[[bytes], None] | None = getattr(out, "write_bytes", None)
     writing = True
 
-    def show(text: str) -> None:
+    def show(text: str, data: bytes | None = None) -> None:
         nonlocal writing
-        if writing and text:
+        if writing and (text or data):
             try:
-                out.write(text)
-                out.flush()
+                if data is not None and raw is not None:
+                    if data:
+                        raw(data)
+                else:
+                    out.write(text)
+                    out.flush()
             except (OSError, ValueError):  # a closed pipe or file: keep draining the child
                 writing = False
 
@@ -91,8 +98,8 @@ def pump(stream: IO[bytes], out: TextIO, watch: OutputWatch, prefix: str = "") -
             for part in _BREAK.split(line[:-1] if line.endswith("\n") else line):
                 watch.feed(part)
 
-    for text in decoded_chunks(stream.fileno()):
+    for chunk, text in decoded_chunks(stream.fileno()):
         if not prefix:
-            show(text)
+            show(text, chunk)
         handle(lines.push(text))
     handle(lines.rest())

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TextIO
+from typing import IO, TextIO
 
 from tfgpu.configure.environ import environment_for, needs_code
 from tfgpu.configure.gpus import resolve_gpus
@@ -63,7 +63,8 @@ def child_environment(
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     if needs_code(options):
         env["TFGPU_SETUP_JSON"] = json.dumps(options.to_dict())
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p)
+        env["TFGPU_PACKAGE_PARENT"] = PACKAGE_PARENT  # found by the bootstrap's finder, never put on sys.path
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, env.get("PYTHONPATH", "")) if p)
     return env
 
 
@@ -218,11 +219,15 @@ def run_command(
     workers: int = 1,
     interval_seconds: float = 0.5,
     stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
     warn: Callable[[str], None] | None = None,
     inform: Callable[[str], None] | None = None,
     runner: CommandRunner | None = None,
 ) -> RunReport:
     """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children.
+
+    The command's stdout and stderr reach ``stdout`` and ``stderr`` apart and unchanged, both read
+    for the verdict (Keras prints its progress on stdout, TensorFlow logs on stderr).
 
     ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
     machine where NVML sees no GPU: the command runs on the CPU); ``inform``, how the XLA cache
@@ -248,7 +253,7 @@ def run_command(
     envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
     start = time.monotonic()
     procs: list[subprocess.Popen[bytes]] = []
-    pumps = []
+    pumps: list[tuple[threading.Thread, IO[bytes]]] = []
     watch = OutputWatch()
     stopped: list[int] = []
 
@@ -265,15 +270,16 @@ def run_command(
     try:
         with observing as observation:
             for index, child_env in enumerate(envs):
-                proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 procs.append(proc)
                 if stopped:
                     proc.send_signal(stopped[-1])
-                assert proc.stdout is not None
+                assert proc.stdout is not None and proc.stderr is not None
                 prefix = f"[worker {index}] " if workers > 1 else ""
-                thread = threading.Thread(target=pump, args=(proc.stdout, stdout, watch, prefix), daemon=True)
-                thread.start()
-                pumps.append(thread)
+                for pipe, out in ((proc.stdout, stdout), (proc.stderr, stderr)):
+                    thread = threading.Thread(target=pump, args=(pipe, out, watch, prefix), daemon=True)
+                    thread.start()
+                    pumps.append((thread, pipe))
             if sampler:
                 sampler.start()
             codes = [proc.wait() for proc in procs]
@@ -288,11 +294,11 @@ def run_command(
             signal.signal(sig, handler)
         if sampler:
             sampler.stop()
-        for thread in pumps:
+        for thread, _ in pumps:
             thread.join(timeout=5)
-        for proc, thread in zip(procs, pumps, strict=False):
-            if proc.stdout is not None and not thread.is_alive():  # a grandchild may still hold the pipe
-                proc.stdout.close()
+        for thread, pipe in pumps:
+            if not thread.is_alive():  # a grandchild may still hold the pipe
+                pipe.close()
     seconds = time.monotonic() - start
     status = next((c for c in codes if c != 0), 0)
     signal_number = -status if status < 0 else None

@@ -140,11 +140,18 @@ def _text(data: bytes | None) -> str:
 READ_BYTES = 65536
 
 
-def decoded_chunks(fd: int) -> Iterator[str]:
-    """The text of a pipe as it arrives (UTF-8, invalid bytes replaced), chunk by chunk, until EOF."""
+def decoded_chunks(fd: int) -> Iterator[tuple[bytes, str]]:
+    """A pipe's bytes as they arrive, each chunk with its text (UTF-8, invalid bytes replaced), until EOF.
+
+    The text of a character split between two chunks comes with the second; what an unfinished
+    character leaves at the end comes last, as a replacement character with no bytes.
+    """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for chunk in iter(lambda: os.read(fd, READ_BYTES), b""):
-        yield decoder.decode(chunk)
+        yield chunk, decoder.decode(chunk)
+    rest = decoder.decode(b"", final=True)
+    if rest:
+        yield b"", rest
 
 
 class LineSplitter:
@@ -194,7 +201,7 @@ def stream_command(
     deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
     lines = LineSplitter()
     try:
-        for text in decoded_chunks(proc.stdout.fileno()):
+        for _, text in decoded_chunks(proc.stdout.fileno()):
             for line in lines.push(text):
                 on_line(line)
             if deadline is not None and time.monotonic() > deadline:

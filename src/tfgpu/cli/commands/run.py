@@ -89,6 +89,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             workers=args.workers,
             interval_seconds=args.interval,
             stdout=env.stdout,
+            stderr=env.stderr,
             warn=warn,
             inform=inform,
             runner=env.runner_factory(),

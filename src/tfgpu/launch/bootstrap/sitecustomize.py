@@ -4,6 +4,11 @@ It applies the options that need code (precision, XLA, TF32, split, memory limit
 the configure layer once TensorFlow has been imported by the user's own code, instead of
 importing TF into every Python process the command starts. Being first on PYTHONPATH, it
 shadows any other sitecustomize (a virtualenv's, a site's), so it runs that one too.
+
+Nothing else of the tool's environment enters the child: ``tfgpu`` itself is found by a finder
+that answers for that one package (from TFGPU_PACKAGE_PARENT, after every other finder, so a
+tfgpu of the training environment wins), and this directory leaves ``sys.path`` once it has run.
+The training environment's NumPy, TensorFlow and the user's own PYTHONPATH entries stay first.
 """
 
 import builtins
@@ -63,6 +68,23 @@ def _apply_after_tensorflow_import() -> None:
     builtins.__import__ = hook
 
 
+class _TfgpuFinder:
+    """Finds the top-level ``tfgpu`` package in one directory; its submodules follow its ``__path__``."""
+
+    def __init__(self, parent: str) -> None:
+        self.parent = parent
+
+    def find_spec(self, name, path=None, target=None):  # type: ignore[no-untyped-def]
+        if name != "tfgpu":
+            return None
+        return importlib.machinery.PathFinder.find_spec(name, [self.parent])
+
+
+def _leave_sys_path() -> None:
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+
+
 def _run_the_shadowed_sitecustomize() -> None:
     """Execute the next sitecustomize on sys.path, as Python would have without this one.
 
@@ -77,6 +99,9 @@ def _run_the_shadowed_sitecustomize() -> None:
     spec.loader.exec_module(module)
 
 
+if os.environ.get("TFGPU_PACKAGE_PARENT"):
+    sys.meta_path.append(_TfgpuFinder(os.environ["TFGPU_PACKAGE_PARENT"]))
 if os.environ.get("TFGPU_SETUP_JSON"):
     _apply_after_tensorflow_import()
 _run_the_shadowed_sitecustomize()
+_leave_sys_path()

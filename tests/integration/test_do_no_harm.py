@@ -1,0 +1,80 @@
+"""Issue 23: a command under ``tfgpu run`` (and a script calling ``tfgpu.setup()``) behaves as it would without tfgpu,
+except for what the options document. Real child processes, real tensorflow-cpu."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+import tfgpu
+
+TOOL_SITE = str(Path(tfgpu.__file__).resolve().parents[1])
+
+
+def tfgpu_run(*args: str, env: dict[str, str] | None = None, timeout: int = 300) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "tfgpu", "run", *args], capture_output=True, timeout=timeout, env=env, check=False
+    )
+
+
+def test_run_keeps_stdout_and_stderr_apart_and_byte_for_byte():
+    code = (
+        "import sys\n"
+        "sys.stdout.buffer.write(b'out \\xff\\xfe half\\r redraw\\n'); sys.stdout.flush()\n"
+        "sys.stderr.buffer.write(b'err \\xc3\\n'); sys.stderr.flush()\n"
+    )
+    result = tfgpu_run("--", sys.executable, "-c", code)
+    assert result.returncode == 0
+    assert result.stdout == b"out \xff\xfe half\r redraw\n"
+    assert b"err \xc3\n" in result.stderr
+    assert b"[tfgpu run]" in result.stderr and b"[tfgpu run]" not in result.stdout
+
+
+def test_run_with_an_option_keeps_the_users_sys_path_in_its_order(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    code = "import json, sys; print(json.dumps(sys.path))"
+    env = dict(os.environ, PYTHONPATH=str(mine))
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    under = tfgpu_run("--memory", "2GiB", "--", sys.executable, "-c", code, env=env)
+    assert under.returncode == 0, under.stderr[-2000:]
+    assert json.loads(under.stdout) == json.loads(plain.stdout)
+
+
+@pytest.mark.timeout(300)
+def test_run_puts_nothing_of_the_tools_environment_into_another_interpreter(tmp_path):
+    train = tmp_path / "trainenv"
+    venv.EnvBuilder(with_pip=False).create(train)
+    python = str(train / "bin" / "python")
+    code = "import json, sys; import tfgpu; print(json.dumps({'path': sys.path, 'tfgpu': tfgpu.__file__}))"
+    result = tfgpu_run("--precision", "mixed", "--", python, "-c", code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    answer = json.loads(result.stdout)
+    assert TOOL_SITE not in answer["path"]  # the training environment's own path only
+    assert not any("bootstrap" in p for p in answer["path"])
+    assert answer["tfgpu"].startswith(TOOL_SITE)  # the bootstrap's finder, and only for tfgpu
+
+
+@pytest.mark.timeout(300)
+def test_setup_under_tf_config_makes_the_multiworker_strategy(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    tf_config = {"cluster": {"worker": [f"127.0.0.1:{port}"]}, "task": {"type": "worker", "index": 0}}
+    code = (
+        "import tensorflow as tf, tfgpu\ns = tfgpu.setup(verbose=False)\n"
+        "print('MULTIWORKER', isinstance(s.strategy, tf.distribute.MultiWorkerMirroredStrategy))"
+    )
+    env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "MULTIWORKER True" in result.stdout
