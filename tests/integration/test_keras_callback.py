@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 from tests.fakes.nvml import FakeNvml
@@ -101,3 +103,26 @@ def test_after_setup_fused_no_layer_is_counted_unfused():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "COUNTS 1 0" in result.stdout, result.stderr[-2000:]
+
+
+def test_under_tf_keras_it_is_a_working_callback():
+    # issue 23: a Keras 3 subclass crashed tf_keras's fit (AttributeError: _implements_train_batch_hooks)
+    code = (
+        "import numpy as np, tensorflow as tf\n"
+        "from tests.fakes.nvml import FakeNvml\n"
+        "from tfgpu.integrations.keras import GpuMonitor\n"
+        "m = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(2)])\n"
+        "m.compile(loss='mse', optimizer='sgd')\n"
+        "monitor = GpuMonitor(interval_seconds=0.01, nvml=FakeNvml.from_recording('h200', 'under_load'), verbose=False)\n"
+        "h = m.fit(np.zeros((4096, 4)), np.zeros((4096, 2)), epochs=2, batch_size=8, verbose=0, callbacks=[monitor])\n"
+        "print('KERAS', type(m).__module__.split('.')[0])\n"
+        "print('EPOCHS', len(h.history['loss']), len(h.history['gpu0/power_mean_watts']))\n"
+        "print('VERDICT', monitor.verdicts[0].id)\n"
+    )
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="2")
+    root = str(Path(__file__).parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env, cwd=root
+    )
+    assert "KERAS tf_keras" in result.stdout, result.stderr[-2000:]
+    assert "EPOCHS 2 2" in result.stdout and "VERDICT gpu-busy" in result.stdout

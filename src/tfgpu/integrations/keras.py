@@ -33,7 +33,21 @@ EPOCH_METRICS = (
 )
 
 
+def _legacy_keras() -> bool:
+    """TensorFlow's own test for tf_keras (tensorflow/python/util/lazy_loader.py): then tf.keras is tf_keras."""
+    return os.environ.get("TF_USE_LEGACY_KERAS") in ("true", "True", "1")
+
+
 def _callback_base() -> type:
+    """The Callback of the Keras that trains: tf_keras under TF_USE_LEGACY_KERAS, else Keras 3.
+
+    Each flavour's CallbackList calls hooks only its own Callback has (tf_keras asks every
+    callback for ``_implements_train_batch_hooks``), so a Keras 3 subclass crashes a tf_keras fit.
+    """
+    if _legacy_keras():
+        import tf_keras
+
+        return tf_keras.callbacks.Callback  # type: ignore[no-any-return]
     try:
         import keras
 
