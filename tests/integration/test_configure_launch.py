@@ -110,8 +110,8 @@ def test_run_applies_the_options_after_a_script_that_imports_keras_first():
         "print('PATCHED', getattr(keras.layers.BatchNormalization.call, '_tfgpu_fused', False))\n"
     )
     result = py("-m", "tfgpu", "run", "--batchnorm", "fused", "--", sys.executable, "-c", code)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "PATCHED True" in result.stdout and "through cuDNN's fused kernel" in result.stdout
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "PATCHED True" in result.stdout and "through cuDNN's fused kernel" in result.stderr
 
 
 def test_determinism_seeds_an_unseeded_script_and_keeps_a_seed_the_user_set():
@@ -125,8 +125,8 @@ def test_determinism_seeds_an_unseeded_script_and_keeps_a_seed_the_user_set():
         "print('LOSS', h.history['loss'][-1])\n"
     )
     runs = [py("-m", "tfgpu", "run", "--deterministic", "--", sys.executable, "-c", script) for _ in range(2)]
-    assert all(r.returncode == 0 for r in runs), runs[0].stdout[-3000:]
-    assert "random seed 0 (determinism needs one" in runs[0].stdout
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr[-3000:]
+    assert "random seed 0 (determinism needs one" in runs[0].stderr
     losses = [next(line for line in r.stdout.splitlines() if line.startswith("LOSS")) for r in runs]
     assert losses[0] == losses[1]  # the point of determinism: the same numbers run to run
     own = "import tensorflow as tf, tfgpu\ntf.random.set_seed(5)\ns = tfgpu.setup(deterministic=True, verbose=False)\nprint('APPLIED', s.applied)\nfrom tensorflow.python.eager import context\nprint('SEED', context.global_seed())\n"
