@@ -78,3 +78,12 @@ def test_setup_under_tf_config_makes_the_multiworker_strategy(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "MULTIWORKER True" in result.stdout
+
+
+def test_run_says_before_starting_which_options_do_not_reach_a_jax_backend():
+    env = dict(os.environ, KERAS_BACKEND="jax")
+    result = tfgpu_run("--xla", "off", "--memory", "growth", "--", sys.executable, "-c", "print('trained')", env=env)
+    assert result.returncode == 0 and result.stdout == b"trained\n"
+    stderr = result.stderr.decode()
+    assert "xla=False configures TensorFlow, and this script's Keras trains on jax" in stderr
+    assert "memory='growth' configures TensorFlow" in stderr

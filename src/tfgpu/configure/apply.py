@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from tfgpu.configure.environ import environment_for
+from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_flavour
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GPU_GUIDE, GpuOptions
 from tfgpu.knowledge.archs import mixed_policy
@@ -199,6 +200,8 @@ def apply_options(
     warnings: list[str] = []
     visible = resolve_gpus(options.gpus, nvml, warnings)
     tf_started = tf is not None or "tensorflow" in sys.modules
+    flavour = keras_flavour(env)
+    warnings.extend(options_beyond_flavour(options, flavour))
     if not tf_started:
         for name, value in environment_for(options, visible).items():
             env[name] = value
@@ -257,7 +260,7 @@ def apply_options(
         if options.xla is not None:
             tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
             applied.append(f"XLA JIT {options.xla}")
-        if options.xla is False:
+        if options.xla is False and flavour is KerasFlavour.TENSORFLOW:  # JAX's own jit must stay as it is
             from tfgpu.configure.keras_jit import keras_auto_jit_off
 
             if keras_auto_jit_off():

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from tfgpu.configure.flavour import KerasFlavour, keras_flavour
 from tfgpu.model.samples import Verdict
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
 from tfgpu.monitor.verdict import RunFacts, format_verdicts, judge
@@ -33,18 +34,13 @@ EPOCH_METRICS = (
 )
 
 
-def _legacy_keras() -> bool:
-    """TensorFlow's own test for tf_keras (tensorflow/python/util/lazy_loader.py): then tf.keras is tf_keras."""
-    return os.environ.get("TF_USE_LEGACY_KERAS") in ("true", "True", "1")
-
-
 def _callback_base() -> type:
     """The Callback of the Keras that trains: tf_keras under TF_USE_LEGACY_KERAS, else Keras 3.
 
     Each flavour's CallbackList calls hooks only its own Callback has (tf_keras asks every
     callback for ``_implements_train_batch_hooks``), so a Keras 3 subclass crashes a tf_keras fit.
     """
-    if _legacy_keras():
+    if keras_flavour(os.environ) is KerasFlavour.TF_KERAS:
         import tf_keras
 
         return tf_keras.callbacks.Callback  # type: ignore[no-any-return]

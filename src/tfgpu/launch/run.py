@@ -23,6 +23,7 @@ from types import FrameType
 from typing import IO, TextIO
 
 from tfgpu.configure.environ import environment_for, needs_code
+from tfgpu.configure.flavour import keras_flavour, options_beyond_flavour
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
@@ -235,7 +236,7 @@ def run_command(
     TensorFlow (once per install); without one the cache is left off.
     """
     become_subreaper()
-    notes: list[str] = []
+    notes: list[str] = options_beyond_flavour(options, keras_flavour(environ))
     visible = resolve_gpus(options.gpus, nvml, notes)
     for note in notes:
         if warn:
