@@ -87,3 +87,30 @@ def test_run_says_before_starting_which_options_do_not_reach_a_jax_backend():
     stderr = result.stderr.decode()
     assert "xla=False configures TensorFlow, and this script's Keras trains on jax" in stderr
     assert "memory='growth' configures TensorFlow" in stderr
+
+
+SHAPE = Path(__file__).parents[1] / "fakes" / "scripts" / "keras_shape_mismatch.py"
+
+
+def test_run_on_a_machine_without_a_gpu_names_the_scripts_own_error_whole():
+    # issue 23: "No usable CUDA runtime" was the verdict for every crash, and Keras's message was cut
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", COLUMNS="300")
+    result = tfgpu_run("--", sys.executable, str(SHAPE), env=env)
+    assert result.returncode == 1
+    verdict = " ".join(result.stderr.decode().split("Verdict: ", 1)[1].split())  # as read, not as wrapped
+    assert verdict.startswith("The script failed (exit status 1): ValueError: Exception encountered when calling")
+    assert "Expected shape (None, 28, 28, 1), but input has incompatible shape (32, 784)" in verdict
+    assert "No usable CUDA runtime" not in verdict and "tfgpu doctor" not in verdict
+
+
+def test_explain_run_of_a_cpu_run_that_succeeded_raises_no_problem():
+    code = "import sys; print('I cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used.', file=sys.stderr)"
+    result = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "explain", "--run", "--", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No NVIDIA GPU here: TensorFlow runs on the CPU" in result.stdout

@@ -79,6 +79,5 @@ def options_beyond_flavour(options: GpuOptions, flavour: KerasFlavour) -> list[s
         f"{name}={getattr(options, name)!r} configures TensorFlow, and this script's Keras trains on "
         f"{flavour.value} (Keras's backend): it does not reach the model"
         for name in TENSORFLOW_ONLY
-        if getattr(options, name) not in (None, False)
-        or (name == "xla" and options.xla is False)
+        if getattr(options, name) not in (None, False) or (name == "xla" and options.xla is False)
     ]

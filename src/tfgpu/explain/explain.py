@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from tfgpu.knowledge.compat import major_minor
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
@@ -85,9 +86,16 @@ def explain_lines(lines: Iterable[str], facts: Facts | None = None, bytes_read: 
     return explain_scanner(scanner, facts, bytes_read)
 
 
-def explain_scanner(scanner: LogScanner, facts: Facts | None = None, bytes_read: int = 0) -> Explanation:
-    """Explain what a scanner that was fed elsewhere (``tfgpu run``'s output pump) has seen."""
-    result = scanner.result(context_of(facts))
+def explain_scanner(
+    scanner: LogScanner, facts: Facts | None = None, bytes_read: int = 0, *, no_gpu: bool | None = None
+) -> Explanation:
+    """Explain what a scanner that was fed elsewhere (``tfgpu run``'s output pump) has seen.
+
+    ``no_gpu`` says the log was written on this machine and it has no NVIDIA GPU (``tfgpu run``,
+    ``explain --run``): TF's notices of a missing CUDA are then harmless, and the script's own
+    error comes first.
+    """
+    result = scanner.result(replace(context_of(facts), no_gpu=no_gpu))
     values = fix_values(facts, result.context.tf_version)
     problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)
     harmless = tuple(_problem(h, values) for h in result.hits if h.signature.benign)

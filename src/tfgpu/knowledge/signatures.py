@@ -79,6 +79,9 @@ class Signature:
     when_container: bool | None = None
     """Only inside (True) or outside (False) a container: the same missing libcuda is a driver
     to install on a host and a GPU runtime that was not asked for in a container."""
+    when_no_gpu: bool | None = None
+    """Only on a machine known to have no NVIDIA GPU (True), or anywhere but there (False): TF's GPU
+    build says it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
     when_other_cuda: bool = False
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
@@ -228,6 +231,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 keywords=tuple(tuple(keys) for keys in keywords),
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
+                when_no_gpu=when.get("no_gpu"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
             )
         )
@@ -274,6 +278,8 @@ class ScanContext:
     container: bool | None = None
     cuda_installed: tuple[str, ...] | None = None
     """CUDA versions installed on the machine ("10.2", "12"), when known."""
+    no_gpu: bool | None = None
+    """True when the log comes from this machine and it has no NVIDIA GPU (``tfgpu run``, ``explain --run``)."""
 
 
 @dataclass(frozen=True)
@@ -437,6 +443,7 @@ class LogScanner:
             tf_version=ctx.tf_version or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed,
+            no_gpu=ctx.no_gpu,
         )
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
@@ -458,6 +465,8 @@ class LogScanner:
         if signature.when_os and ctx.os != signature.when_os:
             return False
         if signature.when_container is not None and bool(ctx.container) != signature.when_container:
+            return False
+        if signature.when_no_gpu is not None and (ctx.no_gpu is True) != signature.when_no_gpu:
             return False
         if signature.tf_min:
             version = _version(ctx.tf_version)

@@ -25,6 +25,10 @@ _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
 _EPOCH_DONE = re.compile(r"^\s*(\d+)/(\d+) (?:━+ |- )(\d+)s\b")
 _XLA = "Compiled cluster using XLA"
 _TRACEBACK = "Traceback (most recent call last):"
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?::\s|$)")
+MAX_EXCEPTION_LINES = 12
+MAX_EXCEPTION_CHARS = 2000
+_EXCEPTION_END = ("Arguments received by", "During handling of the above exception", "The above exception was")
 
 
 class OutputWatch:
@@ -35,6 +39,10 @@ class OutputWatch:
         self.epoch_seconds: list[float] = []
         self.xla_seen = False
         self.traceback_seen = False
+        self.exception: list[str] = []
+        """The last traceback's exception, whole: Keras 3 explains a shape mismatch over several lines."""
+        self._in_traceback = False
+        self._collecting = False
         self._lock = threading.Lock()
 
     def feed(self, line: str) -> None:
@@ -47,6 +55,7 @@ class OutputWatch:
         with self._lock:
             self.scanner.feed(last)
             text = strip_ansi(last).strip()
+            self._follow_exception(strip_ansi(last).rstrip())
             if _TRACEBACK in text:
                 self.traceback_seen = True
             if _XLA in text:
@@ -58,6 +67,23 @@ class OutputWatch:
                 done = _EPOCH_DONE.match(text)
                 if done and done.group(1) == done.group(2):
                     self.epoch_seconds[-1] = float(done.group(3))  # the last such line is the finished one
+
+    def _follow_exception(self, line: str) -> None:
+        """After a traceback's frames, keep its exception line and the message lines under it."""
+        if _TRACEBACK in line:
+            self._in_traceback, self._collecting = True, False
+        elif self._in_traceback and _EXCEPTION.match(line):
+            self.exception, self._in_traceback, self._collecting = [line], False, True
+        elif self._collecting:
+            if line.startswith(_EXCEPTION_END) or len(self.exception) >= MAX_EXCEPTION_LINES:
+                self._collecting = False
+            elif sum(map(len, self.exception)) < MAX_EXCEPTION_CHARS:
+                self.exception.append(line)
+
+    def exception_text(self) -> str | None:
+        """The script's last exception with its message lines (blank lines dropped), None when it raised none."""
+        lines = [line.strip() for line in self.exception if line.strip()]
+        return "\n".join(lines)[:MAX_EXCEPTION_CHARS] if lines else None
 
     def finished_epochs(self) -> tuple[float, ...]:
         """Seconds of each epoch whose end Keras printed."""

@@ -27,7 +27,7 @@ from tfgpu.configure.flavour import keras_flavour, options_beyond_flavour
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
-from tfgpu.launch.output import OutputWatch, pump
+from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import Verdict
@@ -116,15 +116,18 @@ def trained(watch: OutputWatch, since: float | None, busy_seconds: float) -> boo
     return not watch.epoch_seconds and since is not None and busy_seconds >= TRAINED_SECONDS
 
 
-def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWatch) -> Verdict | None:
+def failure_verdict(
+    exit_status: int, signal_number: int | None, watch: OutputWatch, no_gpu: bool | None = None
+) -> Verdict | None:
     """A "the script failed" verdict with explain's top problems from its output, or None when it did not.
 
     A traceback counts even with exit status 0 (a script that catches and prints the error).
+    ``no_gpu``: NVML saw no NVIDIA GPU here, so TF's "no CUDA" notices are not the cause.
     """
     if exit_status == 0 and signal_number is None and not watch.traceback_seen:
         return None
     how = f"killed by signal {signal_number}" if signal_number else f"exit status {exit_status}"
-    explanation = explain_scanner(watch.scanner)
+    explanation = explain_scanner(watch.scanner, no_gpu=no_gpu)
     problems = explanation.problems[:MAX_PROBLEMS_SHOWN]
     if not problems:
         return Verdict(
@@ -137,6 +140,16 @@ def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWa
             ("run `tfgpu doctor`", "tfgpu explain --run -- <the same command> keeps the whole log"),
         )
     top = problems[0]
+    exception = watch.exception_text()
+    if exception and top.id in _SCRIPT_OWN_ERROR:
+        first, _, rest = exception.partition("\n")
+        return Verdict(
+            "script-failed",
+            "error",
+            f"The script failed ({how}): {first[:300]}",
+            (rest or first)[:MAX_EXCEPTION_CHARS],
+            ("nothing in the output points at the GPU, CUDA or TensorFlow's setup: this is the script's own error",),
+        )
     quoted = "; ".join(f"line {q.line_number}: {q.text[:160]}" for q in top.lines[:2])
     also = "".join(f" Also: {p.title}." for p in problems[1:])
     return Verdict(
@@ -146,6 +159,10 @@ def failure_verdict(exit_status: int, signal_number: int | None, watch: OutputWa
         f"{top.cause} ({quoted}).{also}",
         (top.fix,),
     )
+
+
+_SCRIPT_OWN_ERROR = frozenset({"unrecognised-python-exception", "unrecognised-tf-exception"})
+"""Explain's fallbacks for an exception it has no entry for: the script's exception is then told whole."""
 
 
 ORPHAN_GRACE_SECONDS = 5.0
@@ -321,7 +338,7 @@ def run_command(
         jit_compile=True if watch.xla_seen else None,
         xla_cache=cache_use,
     )
-    failed = failure_verdict(exit_status, signal_number, watch)
+    failed = failure_verdict(exit_status, signal_number, watch, no_gpu=not indices)
     if failed is None:
         verdicts = tuple(judge(stats, run))
     elif trained(watch, since, busy_seconds):

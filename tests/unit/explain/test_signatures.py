@@ -20,6 +20,7 @@ CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
     "libcuda-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
+    "cpu-machine-no-cuda": ScanContext(no_gpu=True),
 }
 
 
@@ -57,7 +58,7 @@ def _also_line(signature: Signature) -> str:
 
 @pytest.mark.parametrize("signature", [s for s in SIGNATURES if s.benign], ids=lambda s: s.id)
 def test_benign_examples_raise_no_problem(signature: Signature):
-    hits = scan(signature.examples).hits
+    hits = scan(signature.examples, CONTEXT.get(signature.id)).hits
     assert hits and not [h.signature.id for h in hits if not h.signature.benign]
 
 
@@ -85,7 +86,7 @@ def test_matching_is_tolerant_of_prefixes_colour_and_crlf(signature, prefix, suf
     if example.startswith("^") or re.search(r"\^", "".join(p.pattern for p in signature.patterns)):
         example = example  # anchored patterns (a bare "Illegal instruction") are tested unprefixed above
         prefix = ""
-    found = {h.signature.id for h in scan([prefix + example + suffix]).hits}
+    found = {h.signature.id for h in scan([prefix + example + suffix], CONTEXT.get(signature.id)).hits}
     assert signature.id in found
 
 
@@ -187,3 +188,11 @@ def test_keyword_prefilter_by_block_finds_what_every_pattern_on_every_line_finds
     unfiltered = LogScanner(replace(s, keywords=()) for s in SIGNATURES)
     assert len(lines) > 3 * BLOCK_LINES
     assert hits(LogScanner()) == hits(unfiltered)
+
+
+def test_no_cuda_at_start_is_the_problem_where_a_gpu_may_be_and_harmless_where_none_is():
+    # issue 23: on a CPU machine the full tensorflow wheel logs this at INFO on every start
+    line = "I0000 cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used."
+    unknown, gpu, none = (scan([line], ScanContext(no_gpu=flag)).hits for flag in (None, False, True))
+    assert [h.signature.id for h in unknown] == [h.signature.id for h in gpu] == ["cudart-stub-no-cuda-runtime"]
+    assert [(h.signature.id, h.signature.benign) for h in none] == [("cpu-machine-no-cuda", True)]

@@ -75,3 +75,32 @@ def test_failure_verdict_for_signals_tracebacks_and_clean_exits():
 def test_a_line_without_end_is_fed_in_bounded_pieces():
     watch, _ = pumped(b"x" * 300_000)
     assert watch.scanner.lines == 5  # 64 KiB pieces, the last one at the end
+
+
+def test_output_watch_keeps_the_last_exception_whole():
+    # Keras 3.15's shape mismatch, as the script printed it (tensorflow-cpu 2.21)
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "shape.py", line 9, in <module>',
+        "    m.fit(np.zeros((64, 784)), np.zeros(64), verbose=0)",
+        "ValueError: Exception encountered when calling Sequential.call().",
+        "",
+        "\x1b[1mInvalid input shape for input Tensor(...). Expected shape (None, 28, 28, 1), but input has incompatible shape (32, 784)\x1b[0m",
+        "",
+        "Arguments received by Sequential.call():",
+        "  • inputs=tf.Tensor(shape=(32, 784), dtype=float32)",
+    ]
+    watch = OutputWatch()
+    for line in lines:
+        watch.feed(line)
+    assert watch.exception_text() == (
+        "ValueError: Exception encountered when calling Sequential.call().\n"
+        "Invalid input shape for input Tensor(...). Expected shape (None, 28, 28, 1), but input has incompatible shape (32, 784)"
+    )
+
+
+def test_output_watch_without_a_traceback_has_no_exception():
+    watch = OutputWatch()
+    for line in ("ValueError: printed by the script, not raised", "Epoch 1/1"):
+        watch.feed(line)
+    assert watch.exception_text() is None

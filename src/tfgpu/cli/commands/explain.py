@@ -17,6 +17,7 @@ from tfgpu.knowledge.signatures import LogScanner
 from tfgpu.model.errors import UsageError
 from tfgpu.model.explanation import Explanation
 from tfgpu.model.facts import Facts
+from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.runner import stream_command
 
 
@@ -65,7 +66,15 @@ def _explain_run(argv: list[str], args: argparse.Namespace, env: CliEnvironment)
     if status is None:
         raise UsageError(f"cannot run {argv[0]}: program not found")
     env.stderr.write(f"\n[tfgpu explain] {shlex.join(argv)} exited with status {status}\n\n")
-    return explain_scanner(scanner, _facts(args, env), read), status
+    return explain_scanner(scanner, _facts(args, env), read, no_gpu=_no_gpu(env)), status
+
+
+def _no_gpu(env: CliEnvironment) -> bool:
+    """Whether NVML sees no NVIDIA GPU on this machine (the command's log was written here)."""
+    try:
+        return env.nvml_factory().device_count() == 0
+    except NvmlUnavailable:
+        return True
 
 
 def _explain_file(args: argparse.Namespace, env: CliEnvironment) -> Explanation:
