@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -114,3 +116,35 @@ def test_explain_run_of_a_cpu_run_that_succeeded_raises_no_problem():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No NVIDIA GPU here: TensorFlow runs on the CPU" in result.stdout
+
+
+def test_ctrl_c_is_told_as_an_interruption_not_a_failure(tmp_path):
+    ready = tmp_path / "ready"
+    code = f"import pathlib, time; pathlib.Path({str(ready)!r}).touch(); time.sleep(120)"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfgpu", "run", "--", sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    text = err.decode()
+    assert proc.returncode != 0
+    assert "Verdict: Stopped with Ctrl-C" in text
+    assert "tfgpu doctor" not in text and "The script failed" not in text
+
+
+def test_gpus_on_a_machine_without_gpus_invents_none_in_the_verdict():
+    result = tfgpu_run("--gpus", "0", "--", sys.executable, "-c", "print('ok')")
+    assert result.returncode == 0
+    assert b"GPU 0" not in result.stderr
+    assert b"Verdict: No GPU was monitored" in result.stderr
+
+
+def test_run_with_the_command_not_after_double_dash_says_where_it_goes():
+    result = tfgpu_run("python", "train.py")
+    assert result.returncode == 2
+    assert b"put -- before the command" in result.stderr and b"tfgpu run [options] -- python train.py" in result.stderr

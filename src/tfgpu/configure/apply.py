@@ -218,7 +218,7 @@ def apply_options(
             tf.config.set_visible_devices(chosen, "GPU")
             physical = chosen
             applied.append(f"visible GPUs: {', '.join(visible)} (tf.config.set_visible_devices)")
-        if options.memory == "growth":
+        if options.memory == "growth" and physical:  # without a GPU the warning below says so, once
             for gpu in physical:
                 tf.config.experimental.set_memory_growth(gpu, True)
             applied.append("memory growth on every visible GPU: TF takes memory as it needs it")

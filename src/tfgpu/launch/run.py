@@ -161,6 +161,15 @@ def failure_verdict(
     )
 
 
+INTERRUPTED = Verdict(
+    "run-interrupted",
+    "info",
+    "Stopped with Ctrl-C",
+    "The command ended because it was interrupted; its output says nothing about a failure of its own.",
+    (),
+)
+
+
 _SCRIPT_OWN_ERROR = frozenset({"unrecognised-python-exception", "unrecognised-tf-exception"})
 """Explain's fallbacks for an exception it has no entry for: the script's exception is then told whole."""
 
@@ -264,9 +273,11 @@ def run_command(
             inform(line)
     env = child_environment(options, environ, visible, cache)
     try:
-        indices = [int(v) for v in visible if v.isdigit()] if visible else list(range(nvml.device_count()))
+        count = nvml.device_count()
     except NvmlUnavailable:
-        indices = []
+        count = 0
+    # Only GPUs NVML has: `--gpus 0` on a machine without one must not put a GPU 0 in the verdict.
+    indices = [int(v) for v in visible if v.isdigit() and int(v) < count] if visible else list(range(count))
     sampler = Sampler(nvml, indices, interval_seconds) if indices else None
     envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
     start = time.monotonic()
@@ -338,7 +349,11 @@ def run_command(
         jit_compile=True if watch.xla_seen else None,
         xla_cache=cache_use,
     )
-    failed = failure_verdict(exit_status, signal_number, watch, no_gpu=not indices)
+    failed = (
+        INTERRUPTED
+        if signal.SIGINT in stopped and exit_status != 0
+        else failure_verdict(exit_status, signal_number, watch, no_gpu=not indices)
+    )
     if failed is None:
         verdicts = tuple(judge(stats, run))
     elif trained(watch, since, busy_seconds):

@@ -45,3 +45,10 @@ def test_setup_xla_off_under_the_jax_backend_leaves_keras_alone_and_says_so():
     setup = apply_options(make_options(xla=False), tf=fake_tf()[0], environ={"KERAS_BACKEND": "jax"})
     assert not any("jit_compile='auto' means no XLA" in line for line in setup.applied)
     assert any(w.startswith("xla=False configures TensorFlow") and "jax" in w for w in setup.warnings)
+
+
+def test_setup_memory_growth_without_a_gpu_says_it_once():
+    # issue 23: "memory growth on every visible GPU" and then "no GPU for it to apply to"
+    setup = apply_options(make_options(memory="growth"), tf=fake_tf(gpus=0)[0], environ={})
+    assert not any("memory growth" in line for line in setup.applied)
+    assert any("no GPU for it to apply to" in w for w in setup.warnings)

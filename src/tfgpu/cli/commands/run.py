@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
@@ -41,10 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="start N local workers with TF_CONFIG (MultiWorkerMirroredStrategy)",
     )
     parser.add_argument("--interval", type=positive_seconds, default=0.5, metavar="SECONDS", help="GPU sampling period")
+    parser.add_argument("stray", nargs="*", metavar="-- CMD [ARGS]", help="the command to run, after --")
+    parser.usage = "tfgpu run [options] -- CMD [ARGS ...]"
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Run the command after --; the exit status is the command's."""
+    if args.stray:
+        line = shlex.join(args.stray)
+        raise UsageError(f"put -- before the command, so its options stay its own: tfgpu run [options] -- {line}")
     if not args.passthrough:
         raise UsageError("give the command after --: tfgpu run --memory growth -- python train.py")
     if args.workers < 1:
