@@ -449,3 +449,14 @@ def test_scenario_keras_xla_note_is_silent_when_tf_will_not_use_the_gpu(tmp_path
     m = gpu_machine(tmp_path)
     m.environ = {**fixed_env(m), "CUDA_VISIBLE_DEVICES": ""}
     assert "keras-xla-by-default" not in {x.id for x in m.diagnose().findings}
+
+
+def test_issue_23_env_with_a_library_not_installed_says_what_to_install_not_that_all_is_found(tmp_path):
+    from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix
+
+    m = gpu_machine(tmp_path, drop=("nvidia/cudnn/",))
+    facts = collect_facts(m.sources(), tfgpu_version="test")
+    assert not [line for line in fix_env_lines(facts) if "cudnn" in line]
+    said = not_installed(facts)
+    assert said and "libcudnn.so.9" in said and "tensorflow[and-cuda]" in said
+    assert nothing_to_fix(facts) == said

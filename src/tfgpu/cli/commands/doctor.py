@@ -15,7 +15,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.doctor.diagnose import diagnose
-from tfgpu.knowledge.fixes import export_line, unreachable_dirs
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.codec import map_leaves
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import Facts, LibraryFacts
@@ -136,10 +136,26 @@ def fix_env_lines(facts: Facts) -> list[str]:
 
 
 def nothing_to_fix(facts: Facts) -> str:
-    """Why no environment line is needed."""
+    """Why no environment line is needed: TF finds everything, or what it lacks is not installed at all."""
     if facts.libraries is None:
         return "no CUDA build of TensorFlow is installed here (run `tfgpu doctor`)"
-    return "TF finds every library it needs"
+    if not isinstance(facts.libraries, LibraryFacts):
+        return f"TF's libraries could not be read ({facts.libraries.reason}): run `tfgpu doctor`"
+    return not_installed(facts) or "TF finds every library it needs"
+
+
+def not_installed(facts: Facts) -> str | None:
+    """The libraries TF needs that no line can make visible, because no copy is installed, and how to install them."""
+    if not isinstance(facts.libraries, LibraryFacts):
+        return None
+    missing = [lib.soname for lib in facts.libraries.libraries if lib.required and not lib.copies]
+    if not missing:
+        return None
+    return (
+        f"{len(missing)} librar{'y' if len(missing) == 1 else 'ies'} TF needs "
+        f"{'is' if len(missing) == 1 else 'are'} not installed, which no line can fix ({', '.join(missing)}): "
+        f"install {'it' if len(missing) == 1 else 'them'} with {install_tf_with_cuda(facts)}"
+    )
 
 
 def write_lines(path: str, lines: list[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu.cli.commands.doctor import fix_env_lines, nothing_to_fix, static_facts
+from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix, static_facts
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 
@@ -20,4 +20,6 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     env.stdout.write("".join(line + "\n" for line in lines))
     if not lines:
         env.stderr.write(f"tfgpu env: nothing to change: {nothing_to_fix(facts)}\n")
+    elif missing := not_installed(facts):
+        env.stderr.write(f"tfgpu env: also, {missing}\n")
     return ExitStatus.SUCCESS
