@@ -171,3 +171,24 @@ def test_run_says_before_starting_what_its_options_cannot_do_here():
     result = run_cli("run", "--strategy", "mirrored", "--", sys.executable, "-c", "pass", env=env)
     assert "--strategy mirrored: an unmodified script trains on the default strategy" in result.stderr
     assert "tfgpu.setup(strategy='mirrored')" in result.stderr
+
+
+def test_xla_on_makes_keras_3s_auto_jit_compile_xla_even_on_the_cpu():
+    """`tfgpu run --xla on` set only TF's auto-clustering flag, which a Keras 3 model never reads."""
+    code = (
+        "import keras\n"
+        "m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])\n"
+        "m.compile(loss='mse')\n"
+        "print('AUTO', m.jit_compile)\n"
+    )
+    plain = py("-c", code)
+    assert "AUTO False" in plain.stdout  # Keras's own choice on a CPU
+    result = py("-m", "tfgpu", "run", "--xla", "on", "--", sys.executable, "-c", code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "AUTO True" in result.stdout and "jit_compile='auto' means XLA" in result.stderr
+
+
+def test_run_says_what_it_sets_through_the_environment():
+    result = py("-m", "tfgpu", "run", "--memory", "growth", "--", sys.executable, "-c", "print('ok')")
+    assert result.returncode == 0 and result.stdout == "ok\n"
+    assert "tfgpu run: TF_FORCE_GPU_ALLOW_GROWTH=true" in result.stderr

@@ -260,12 +260,13 @@ def apply_options(
         if options.xla is not None:
             tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
             applied.append(f"XLA JIT {options.xla}")
-        if options.xla is False and flavour is KerasFlavour.TENSORFLOW:  # JAX's own jit must stay as it is
-            from tfgpu.configure.keras_jit import keras_auto_jit_off
+        if options.xla in (True, False) and flavour is KerasFlavour.TENSORFLOW:  # JAX's own jit stays as it is
+            from tfgpu.configure.keras_jit import keras_auto_jit
 
-            if keras_auto_jit_off():
+            if keras_auto_jit(bool(options.xla)):
                 applied.append(
-                    "Keras's jit_compile='auto' means no XLA (a model compiled with jit_compile=True keeps it)"
+                    f"Keras's jit_compile='auto' means {'XLA' if options.xla else 'no XLA'} "
+                    "(a model compiled with an explicit jit_compile keeps it)"
                 )
         cc = _compute_capability(tf, physical)
         policy = _policy_for(options.precision, cc, warnings)

@@ -38,8 +38,7 @@ def needs_code(options: GpuOptions) -> bool:
     return bool(
         options.precision not in (None, "float32")
         or options.tf32 is not None
-        or options.xla == "auto"
-        or options.xla is False
+        or options.xla is not None  # TF's flag does not reach Keras 3's jit_compile="auto" (keras_jit.py)
         or options.log_placement
         or options.split
         or options.batchnorm == "fused"

@@ -268,7 +268,10 @@ def run_command(
         if warn:
             warn(note)
     cache = _plan_cache(argv, options, nvml, environ, runner)
-    for line in cache.notes if cache else ():
+    told = list(cache.notes) if cache else []
+    if not needs_code(options):  # the bootstrap prints what it applies; these take effect through the environment
+        told += [f"{name}={value}" for name, value in environment_for(options, visible).items()]
+    for line in told:
         if inform:
             inform(line)
     env = child_environment(options, environ, visible, cache)
