@@ -52,3 +52,10 @@ def test_setup_memory_growth_without_a_gpu_says_it_once():
     setup = apply_options(make_options(memory="growth"), tf=fake_tf(gpus=0)[0], environ={})
     assert not any("memory growth" in line for line in setup.applied)
     assert any("no GPU for it to apply to" in w for w in setup.warnings)
+
+
+def test_setup_precision_mixed_without_a_gpu_is_honoured_and_auto_stays_float32():
+    mixed = apply_options(make_options(precision="mixed"), tf=fake_tf(gpus=0)[0], environ={})
+    assert mixed.precision_policy == "mixed_bfloat16" and any("AMX" in w for w in mixed.warnings)
+    auto = apply_options(make_options(precision="auto"), tf=fake_tf(gpus=0)[0], environ={})
+    assert auto.precision_policy == "float32"
