@@ -47,6 +47,10 @@ class Trial:
     """BatchNormalization layers in the model (None when the trial failed): the fused lever needs some."""
 
 
+NOISE_FLOOR = 0.02
+"""The least gain a change must show to be recommended (the search's own rule for a trial)."""
+
+
 @dataclass(frozen=True)
 class TuneResult:
     """The search: every trial, the baseline and the winner."""
@@ -68,6 +72,38 @@ class TuneResult:
             return None
         again, first = self.confirmation.samples_per_second, self.best.samples_per_second
         return abs(again - first) / first if again and first else None
+
+    @property
+    def noise(self) -> float:
+        """The relative gain a winner must beat, the largest of what was measured.
+
+        That is the process-to-process change (when the winner was confirmed), the epochs' spread
+        (half the interquartile range) of the start and of the winner, and NOISE_FLOOR.
+        """
+        spreads = [t.spread / 2 for t in (self.baseline, self.best) if t.spread is not None]
+        measured = [self.process_noise] if self.process_noise is not None else []
+        return max([NOISE_FLOOR, *spreads, *measured])
+
+    @property
+    def lead(self) -> float | None:
+        """The winner over the start by the lower of its figures (the trial and its fresh-process confirmation)."""
+        start, best = self.baseline.samples_per_second, self.best.samples_per_second
+        if not start or not best:
+            return None
+        again = self.confirmation.samples_per_second if self.confirmation is not None else None
+        return min(best, again) / start if again else best / start
+
+    @property
+    def beats_noise(self) -> bool:
+        """Whether a change from the start is a winner (faster by more than the noise, or the start gave no figure).
+
+        Issue 23 saw a 1.05x "winner" declared while the same start measured 1,370-2,477 samples/s
+        across runs; such a gain is no reason to change a training script.
+        """
+        if self.best.config == self.baseline.config or not self.best.samples_per_second:
+            return False
+        lead = self.lead
+        return lead is None or lead - 1 > self.noise  # a start that gave no figure loses to any that did
 
     @property
     def start_config(self) -> TrialConfig:

@@ -93,6 +93,8 @@ def make_input(tf: Any, data: Any, config: dict[str, Any]) -> tuple[dict[str, An
             ds = ds.apply(tf.data.experimental.assert_cardinality(count))
     if pipeline == "tf.data+cache":
         ds = ds.cache()
+    if isinstance(data, tuple):  # fit(x, y) shuffles arrays every epoch: so does their pipeline, and pays for it
+        ds = ds.shuffle(count, reshuffle_each_iteration=True)
     ds = ds.batch(batch)
     if pipeline == "tf.data+device":  # batches staged in GPU memory ahead of the step (last transformation)
         gpu = tf.config.list_logical_devices("GPU")

@@ -38,6 +38,17 @@ def trial_count(result: TuneResult) -> str:
 def winner_line(result: TuneResult) -> str:
     """The verdict: the winner, its rate and its speedup over the start (or why there is none)."""
     best, start = result.best, result.baseline
+    ran = sum(t.outcome != "skipped" for t in result.trials)
+    if ran <= 1:
+        return (
+            f"Only the starting configuration was measured ({trial_count(result)} in {result.seconds:.0f} s): "
+            "nothing to compare it with"
+        )
+    if best.config != start.config and not result.beats_noise:
+        return (
+            f"No change measured beyond the noise: the fastest, {describe(best)}, ran {result.lead or 0:.2f}x the "
+            f"start by its lower figure, within ±{result.noise:.0%}; {trial_count(result)} in {result.seconds:.0f} s"
+        )
     measured = "" if start.config == result.start_config else " without XLA"
     against = (
         f"{result.speedup:.2f}x the starting configuration{measured} ({start.samples_per_second:,.0f} samples/s)"
@@ -102,5 +113,7 @@ def render_tune_json(
         "precision_note": precision_note,
         "batchnorm_note": batchnorm_note,
         "process_noise": result.process_noise,
+        "noise": result.noise,
+        "beats_noise": result.beats_noise,
     }
     return render_document(command_document("tune", body))

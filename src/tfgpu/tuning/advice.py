@@ -47,7 +47,10 @@ def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
                 if best.input == "tf.data+device"
                 else ".prefetch(tf.data.AUTOTUNE)"
             )
-            lines.append(f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}.batch({best.batch_size}){prefetch}")
+            shuffle = ".shuffle(len(x))" if baseline.input == "numpy" else ""  # fit(x, y) shuffled every epoch
+            lines.append(
+                f"+ ds = tf.data.Dataset.from_tensor_slices((x, y)){cache}{shuffle}.batch({best.batch_size}){prefetch}"
+            )
             lines.append("+ model.fit(ds)")
     return "\n".join(lines)
 

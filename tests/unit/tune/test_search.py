@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.report.tune import winner_line
 from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change
 from tfgpu.tuning.search import search
 
@@ -167,7 +168,8 @@ def test_code_change_and_the_learning_rate_caveat():
         steps_per_execution=32,
     )
     code = code_change(base, best)
-    assert 'tfgpu.setup(precision="mixed")' in code and ".cache().batch(1024).prefetch" in code
+    # issue 23: fit(x, y) shuffles every epoch, and the pipeline that replaces it must too
+    assert 'tfgpu.setup(precision="mixed")' in code and ".cache().shuffle(len(x)).batch(1024).prefetch" in code
     assert "jit_compile=False, steps_per_execution=32" in code and "- model.fit(x, y, batch_size=64)" in code
     assert "16x" in batch_caveat(base, best) and batch_caveat(base, base) is None
 
@@ -337,3 +339,25 @@ def test_no_confirmation_when_nothing_won_or_the_budget_is_short():
     )
     assert full.confirmation is None and short.confirmation.outcome == "skipped"
     assert short.confirmation.reason == "15 s left, a fresh process and the winner's trial need about 20 s"
+
+
+def test_a_gain_within_the_noise_is_no_winner_and_changes_nothing():
+    # issue 23: a 1.05x "winner" while the same start measured 1,370-2,477 samples/s across runs
+    start = Trial("baseline", TrialConfig(64), "ok", 1000.0, spread=0.30)
+    best = Trial("input", TrialConfig(64, input="tf.data"), "ok", 1050.0, spread=0.10)
+    within = TuneResult((start, best), start, best, 60.0)
+    assert within.noise == 0.15 and not within.beats_noise
+    assert winner_line(within).startswith("No change measured beyond the noise: the fastest, ")
+    clear = TuneResult(
+        (start, replace(best, samples_per_second=1500.0)), start, replace(best, samples_per_second=1500.0), 60.0
+    )
+    assert clear.beats_noise and winner_line(clear).startswith("Winner: ")
+    confirmed_lower = replace(clear, confirmation=replace(best, samples_per_second=1100.0))
+    assert not confirmed_lower.beats_noise  # judged by the lower figure, against the noise between processes
+
+
+def test_a_single_trial_declares_no_winner():
+    start = Trial("baseline", TrialConfig(64), "ok", 1000.0)
+    assert winner_line(TuneResult((start,), start, start, 30.0)).startswith(
+        "Only the starting configuration was measured"
+    )

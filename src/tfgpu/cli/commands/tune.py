@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
@@ -72,15 +73,20 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     )
 
     console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
-    console.print(" | ".join(TRIAL_COLUMNS), highlight=False, markup=False, style="bold")
+    console.print(" | ".join((*TRIAL_COLUMNS, "budget")), highlight=False, markup=False, style="bold")
     first: list[Trial] = []  # the first best is the start: later ones are put against it
 
+    started = time.monotonic()
+
     def show(trial: Trial) -> None:
-        console.print(" | ".join(trial_row(trial)), highlight=False, markup=False)
+        left = max(0.0, args.budget - (time.monotonic() - started))
+        console.print(" | ".join(trial_row(trial)) + f" | {left:.0f} s left", highlight=False, markup=False)
+        console.file.flush()  # piped (| tee), each trial shows as it ends, not when the budget is spent
 
     def announce(best: Trial) -> None:
         first[:] = first or [best]
         console.print(best_so_far_line(best, first[0]), highlight=False, markup=False, style="green")
+        console.file.flush()
 
     with TrialRunner(args.script, env.worker_factory("tune", args.python), nvml, env.environ) as measure:
 
@@ -97,8 +103,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             on_best=announce,
             new_process=measure.close,
         )
-    code = code_change(result.start_config, result.best.config)
-    caveat = batch_caveat(result.start_config, result.best.config)
+    winner = (
+        result.best.config if result.beats_noise else result.start_config
+    )  # a gain within the noise changes nothing
+    code = code_change(result.start_config, winner)
+    caveat = batch_caveat(result.start_config, winner)
     xla_note, kernels_note, bn_note = xla_break_even(result), precision_note(result), batchnorm_note(result)
     processes = f"{measure.processes} TensorFlow process{'es' if measure.processes != 1 else ''}"
     if args.json:
@@ -111,7 +120,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         confirmed = confirmation_line(result)
         if confirmed:
             console.print(confirmed, markup=False)
-        console.print("\n" + (code or "Keep your configuration: nothing tried was faster."), markup=False)
+        console.print(
+            "\n" + (code or "Keep your configuration: nothing tried was faster beyond the noise."), markup=False
+        )
         for note in (bn_note, caveat, xla_note, kernels_note):
             if note:
                 console.print("\n" + note, markup=False)
