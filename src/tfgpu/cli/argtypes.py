@@ -36,6 +36,53 @@ positive_seconds = positive("seconds")
 positive_minutes = positive("minutes")
 
 
+def between(low: float, high: float, unit: str) -> Callable[[str], float]:
+    """The type of an option that takes a finite number of ``unit`` from ``low`` to ``high``.
+
+    ``burn --temp-limit nan`` once switched the thermal stop off (no temperature is above nan).
+
+    Examples:
+        >>> between(20, 100, "°C")("85")
+        85.0
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number of {unit} from {low:g} to {high:g}")
+        return value
+
+    parse.__name__ = f"{unit} from {low:g} to {high:g}"
+    return parse
+
+
+def whole(low: int, high: int, what: str) -> Callable[[str], int]:
+    """The type of an option that takes a whole number from ``low`` to ``high`` (ASCII digits only).
+
+    Examples:
+        >>> whole(1, 64, "workers")("4")
+        4
+    """
+
+    def parse(text: str) -> int:
+        digits = text.strip()
+        if not (digits.isascii() and digits.isdigit()) or not low <= int(digits) <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of {what} from {low} to {high}")
+        return int(digits)
+
+    parse.__name__ = f"{what} from {low} to {high}"
+    return parse
+
+
+TEMPERATURE_LIMIT = between(20.0, 100.0, "°C")
+"""Above 100 °C an H100/H200 has shut down before the stop could act (its slowdown is near 90 °C)."""
+PID_MAX = 4_194_304
+"""Linux's largest pid_max (kernel/pid.c: PID_MAX_LIMIT on 64-bit)."""
+
+
 def gpu_indices(text: str) -> list[int]:
     """Comma-separated GPU indices such as ``0,1``.
 

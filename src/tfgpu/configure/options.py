@@ -10,7 +10,7 @@ from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.xla_cache import CacheMode
 
 GPU_GUIDE = "https://www.tensorflow.org/guide/gpu"
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|%)\s*$", re.I)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|%)\s*$", re.I | re.ASCII)
 _UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 PRECISIONS = ("float32", "mixed", "auto")
 STRATEGIES = ("auto", "default", "one", "mirrored", "multiworker")
@@ -70,7 +70,7 @@ def parse_gpus(value: object) -> tuple[str, ...] | None:
     else:
         raise _bad("gpus", value, '"all", an index, a list of indices or UUIDs, or "auto:N"')
     for item in items:
-        if item.isdigit() or item.startswith(("GPU-", "MIG-")):
+        if (item.isascii() and item.isdigit()) or item.startswith(("GPU-", "MIG-")):  # "²".isdigit() is True
             continue
         if re.fullmatch(r"auto:\d+", item) and len(items) == 1 and int(item[5:]) > 0:
             continue
@@ -100,8 +100,8 @@ def parse_memory(value: object) -> tuple[str | None, int | None, float | None]:
             raise _bad("memory", value, "a share between 1% and 100%")
         return None, None, number / 100
     limit = int(number * _UNITS[unit])
-    if limit < 2**20:
-        raise _bad("memory", value, "a limit of at least 1MiB")
+    if not 2**20 <= limit <= MAX_MEMORY_BYTES:
+        raise _bad("memory", value, "a limit from 1MiB to 64TiB")
     return None, limit, None
 
 
@@ -125,6 +125,9 @@ def parse_xla_cache(value: object) -> CacheMode | None:
             pass
     raise _bad("xla_cache", value, 'True, False, "on", "off" or "read-only"')
 
+
+MAX_MEMORY_BYTES = 64 * 2**40
+"""No GPU has a thousandth of this: a larger limit is a typo (99999999999999999999TiB was accepted)."""
 
 MAX_SPLIT = 64
 """More logical devices than this on one GPU is a typo (split=2**40 once tried to allocate 9.8 GB)."""
@@ -151,7 +154,7 @@ def make_options(
     mode, limit, fraction = parse_memory(memory)
     if precision is not None and precision not in PRECISIONS:
         raise _bad("precision", precision, " / ".join(PRECISIONS))
-    if xla not in (None, True, False, "auto"):
+    if xla not in (None, True, False, "auto") or (isinstance(xla, int) and not isinstance(xla, bool)):  # 0 == False
         raise _bad("xla", xla, 'True, False or "auto"')
     if strategy is not None and strategy not in STRATEGIES:
         raise _bad("strategy", strategy, " / ".join(STRATEGIES))

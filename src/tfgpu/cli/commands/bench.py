@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tfgpu.bench.run import compare, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
+from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -22,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="OLD_JSON", help="print the ratio to a previous --json run per figure")
     parser.add_argument("--tiny", action="store_true", help="CPU-sized workloads (automatic without a GPU)")
     parser.add_argument("--python", metavar="PATH", help="run the workloads with another interpreter")
-    parser.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS")
+    parser.add_argument("--timeout", type=positive_seconds, default=1800.0, metavar="SECONDS")
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu.cli.argtypes import gpu_indices, positive_minutes
+from tfgpu.cli.argtypes import TEMPERATURE_LIMIT, gpu_indices, positive_minutes
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -18,7 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--minutes", type=positive_minutes, default=1.0, help="how long to burn")
     parser.add_argument("--gpus", type=gpu_indices, help="indices to burn, e.g. 0,1 (default: all)")
     parser.add_argument(
-        "--temp-limit", type=float, default=85.0, metavar="CELSIUS", help="stop at once when a GPU reaches it"
+        "--temp-limit",
+        type=TEMPERATURE_LIMIT,
+        default=85.0,
+        metavar="CELSIUS",
+        help="stop at once when a GPU reaches it",
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tfgpu._version import __version__
+from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts
@@ -48,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--probe-timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT_SECONDS,
         metavar="SECONDS",
         help=f"kill the TensorFlow probe after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from tfgpu.cli.argtypes import positive_seconds
+from tfgpu.cli.argtypes import PID_MAX, positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -30,11 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--interval", type=positive_seconds, default=1.0, metavar="SECONDS", help="seconds between readings (default 1)"
     )
-    parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
+    parser.add_argument("--duration", type=positive_seconds, metavar="SECONDS", help="stop after this long")
     parser.add_argument("--csv", metavar="FILE", help="append every reading to a CSV file")
     parser.add_argument("--jsonl", metavar="FILE", help="append every reading to a JSON-lines file")
     parser.add_argument(
-        "--watch", type=int, metavar="PID", help="follow one process; stop and give a verdict when it exits"
+        "--watch",
+        type=whole(1, PID_MAX, "process id"),
+        metavar="PID",
+        help="follow one process; stop and give a verdict when it exits",
     )
     parser.add_argument("--plot", metavar="PNG", help="draw the readings to a PNG at the end (needs matplotlib)")
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from tfgpu.cli.argtypes import positive_seconds
+from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
-from tfgpu.configure.options import BATCHNORMS, PRECISIONS, STRATEGIES, make_options
+from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
 from tfgpu.launch.run import keras_multiworker_warning, run_command, strategy_note
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
 
 _ONOFF = {"on": True, "off": False}
+MAX_WORKERS = 64
+"""Local workers on one machine: more is a typo (each is a whole TensorFlow process)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deterministic", action="store_true")
     parser.add_argument("--log-placement", action="store_true")
     parser.add_argument("--strategy", choices=STRATEGIES)
-    parser.add_argument("--split", type=int, metavar="N", help="split GPU 0 (or the CPU) into N logical devices")
+    parser.add_argument(
+        "--split",
+        type=whole(1, MAX_SPLIT, "devices"),
+        metavar="N",
+        help="split GPU 0 (or the CPU) into N logical devices",
+    )
     parser.add_argument(
         "--batchnorm", choices=BATCHNORMS, help="fused: Keras 3 BatchNormalization through cuDNN's fused kernel"
     )
@@ -36,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=whole(1, MAX_WORKERS, "workers"),
         default=1,
         metavar="N",
         help="start N local workers with TF_CONFIG (MultiWorkerMirroredStrategy)",
@@ -53,8 +60,6 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"put -- before the command, so its options stay its own: tfgpu run [options] -- {line}")
     if not args.passthrough:
         raise UsageError("give the command after --: tfgpu run --memory growth -- python train.py")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
     xla: bool | str | None = None
     if args.xla:
         xla = "auto" if args.xla == "auto" else args.xla == "on"

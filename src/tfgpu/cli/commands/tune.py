@@ -6,7 +6,7 @@ import argparse
 import os
 import time
 
-from tfgpu.cli.argtypes import positive_seconds
+from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -42,7 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="the time limit: each trial gets the time left, none starts that cannot finish",
     )
-    parser.add_argument("--batch-size", type=int, help="the starting batch size (default: the script's BASELINE or 64)")
+    parser.add_argument(
+        "--batch-size",
+        type=whole(1, 2**20, "samples"),
+        help="the starting batch size (default: the script's BASELINE or 64)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--template", action="store_true", help="print a script template and exit")
     parser.add_argument("--python", metavar="PATH", help="run the trials with another interpreter")
