@@ -11,10 +11,10 @@ the export line that makes it visible. A library that one of TF's libraries load
 
 from __future__ import annotations
 
-import ctypes
 import glob
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -95,7 +95,12 @@ def other_install_dirs(site_dirs: Sequence[str], conda_prefix: str | None, root:
 
 
 def library_version(path: str, name: str, cuda_major: str) -> str | Unavailable:
-    """The version of one library file: its real file name, its wheel, or its own version call."""
+    """The version of one library file: its real file name, its wheel, or the header installed beside it.
+
+    The file is never loaded: a library's constructor would run inside tfgpu (one that aborts
+    killed the doctor with no report; one that called ``_exit(0)`` made ``doctor --static`` exit 0
+    with an empty report). TF's live probe, in a child, reports the version it loaded.
+    """
     real = os.path.realpath(path)
     match = _FILE_VERSION.search(os.path.basename(real))
     if match and match.group(1).count(".") >= 1:
@@ -103,8 +108,8 @@ def library_version(path: str, name: str, cuda_major: str) -> str | Unavailable:
     wheel = _wheel_version(real, cuda_major)
     if wheel:
         return wheel
-    if name in ("cudart", "cudnn"):
-        return _ctypes_version(real, name)
+    if name in HEADER_VERSIONS:
+        return _header_version(real, name)
     return Unavailable("version not recorded in the file name or a wheel", path)
 
 
@@ -119,24 +124,49 @@ def _wheel_version(real: str, cuda_major: str) -> str | None:
     return None
 
 
-def _ctypes_version(path: str, name: str) -> str | Unavailable:
-    """CudaRuntimeGetVersion / cudnnGetVersion: both are safe to call without a GPU."""
-    try:
-        lib = ctypes.CDLL(path)
-        if name == "cudart":
-            value = ctypes.c_int(0)
-            if lib.cudaRuntimeGetVersion(ctypes.byref(value)) != 0:
-                return Unavailable("cudaRuntimeGetVersion failed", path)
-            v = value.value
+HEADER_VERSIONS = {
+    "cudnn": ("cudnn_version.h", ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL")),
+    "cudart": ("cuda_runtime_api.h", ("CUDART_VERSION",)),
+}
+"""Where a system or conda install states the version of a library whose file name does not."""
+MAX_HEADER_BYTES = 1 << 18
+_DEFINE = re.compile(rb"^#define\s+(\w+)\s+(\d+)\s*$", re.M)
+
+
+def _header_version(real: str, name: str) -> str | Unavailable:
+    """The version in the header of the install the library belongs to (``lib/../include``), read, never run."""
+    header, macros = HEADER_VERSIONS[name]
+    lib_dir = os.path.dirname(real)
+    for include in (os.path.join(lib_dir, "..", "include"), os.path.join(lib_dir, "..", "..", "include")):
+        text = _read_regular(os.path.join(include, header))
+        if text is None:
+            continue
+        defined = {k.decode(): int(v) for k, v in _DEFINE.findall(text)}
+        if name == "cudart" and "CUDART_VERSION" in defined:
+            v = defined["CUDART_VERSION"]
             return f"{v // 1000}.{v % 1000 // 10}"
-        lib.cudnnGetVersion.restype = ctypes.c_size_t
-        v = int(lib.cudnnGetVersion())
-        # cuDNN 9 encodes 90300 for 9.3.0; cuDNN 8 encodes 8907 for 8.9.7.
-        return (
-            f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 90000 else f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
-        )
-    except (OSError, AttributeError) as exc:
-        return Unavailable(f"cannot load to ask its version: {exc}", path)
+        if all(m in defined for m in macros):
+            return ".".join(str(defined[m]) for m in macros)
+    return Unavailable(
+        f"version not recorded in the file name, a wheel or {header} beside it (tfgpu never loads a library to ask)",
+        real,
+    )
+
+
+def _read_regular(path: str) -> bytes | None:
+    """At most MAX_HEADER_BYTES of a regular file; None for anything else (a FIFO must not block the doctor)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, MAX_HEADER_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def locate(
