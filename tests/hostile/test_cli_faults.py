@@ -57,7 +57,7 @@ def test_run_piped_into_head_keeps_the_childs_status_and_does_not_hang():
     [
         (("run", "--memory", "bogus", "--", "true"), "memory='bogus' is not valid"),
         (("run", "--", "/etc/passwd"), "cannot run /etc/passwd"),
-        (("run", "--split", str(2**40), "--", "true"), "split="),
+        (("run", "--split", str(2**40), "--", "true"), "--split: '" + str(2**40) + "': give a whole number"),
     ],
 )
 def test_bad_run_arguments_are_usage_errors(args, message):
