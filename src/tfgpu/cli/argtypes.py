@@ -11,6 +11,16 @@ import math
 from collections.abc import Callable
 
 
+def _finite(text: str, unit: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of {unit}")
+    return value
+
+
 def positive(unit: str) -> Callable[[str], float]:
     """The type of an option that takes a finite number of ``unit`` above zero.
 
@@ -20,11 +30,8 @@ def positive(unit: str) -> Callable[[str], float]:
     """
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
-        if not math.isfinite(value) or value <= 0:
+        value = _finite(text, unit)
+        if value <= 0:
             raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of {unit} above 0")
         return value
 
@@ -47,11 +54,8 @@ def between(low: float, high: float, unit: str) -> Callable[[str], float]:
     """
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
-        if not math.isfinite(value) or not low <= value <= high:
+        value = _finite(text, unit)
+        if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{text!r}: give a number of {unit} from {low:g} to {high:g}")
         return value
 
