@@ -257,8 +257,8 @@ def run_command(
     for the verdict (Keras prints its progress on stdout, TensorFlow logs on stderr).
 
     ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
-    machine where NVML sees no GPU: the command runs on the CPU); ``inform``, how the XLA cache
-    is used. ``runner`` starts the child that checks the cache's flags against the command's
+    machine where NVML sees no GPU: the command runs on the CPU); ``inform``, what is set through
+    the environment and how the XLA cache is used. ``runner`` starts the child that checks the cache's flags against the command's
     TensorFlow (once per install); without one the cache is left off.
     """
     become_subreaper()
