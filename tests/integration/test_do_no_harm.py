@@ -26,6 +26,7 @@ def tfgpu_run(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
     )
 
 
+@pytest.mark.timeout(600)
 def test_run_keeps_stdout_and_stderr_apart_and_byte_for_byte():
     code = (
         "import sys\n"
@@ -39,6 +40,7 @@ def test_run_keeps_stdout_and_stderr_apart_and_byte_for_byte():
     assert b"[tfgpu run]" in result.stderr and b"[tfgpu run]" not in result.stdout
 
 
+@pytest.mark.timeout(600)
 def test_run_with_an_option_keeps_the_users_sys_path_in_its_order(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -82,6 +84,7 @@ def test_setup_under_tf_config_makes_the_multiworker_strategy(tmp_path):
     assert "MULTIWORKER True" in result.stdout
 
 
+@pytest.mark.timeout(600)
 def test_run_says_before_starting_which_options_do_not_reach_a_jax_backend():
     env = dict(os.environ, KERAS_BACKEND="jax")
     result = tfgpu_run("--xla", "off", "--memory", "growth", "--", sys.executable, "-c", "print('trained')", env=env)
@@ -94,6 +97,7 @@ def test_run_says_before_starting_which_options_do_not_reach_a_jax_backend():
 SHAPE = Path(__file__).parents[1] / "fakes" / "scripts" / "keras_shape_mismatch.py"
 
 
+@pytest.mark.timeout(600)
 def test_run_on_a_machine_without_a_gpu_names_the_scripts_own_error_whole():
     # issue 23: "No usable CUDA runtime" was the verdict for every crash, and Keras's message was cut
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", COLUMNS="300")
@@ -105,6 +109,7 @@ def test_run_on_a_machine_without_a_gpu_names_the_scripts_own_error_whole():
     assert "No usable CUDA runtime" not in verdict and "tfgpu doctor" not in verdict
 
 
+@pytest.mark.timeout(600)
 def test_explain_run_of_a_cpu_run_that_succeeded_raises_no_problem():
     code = "import sys; print('I cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used.', file=sys.stderr)"
     result = subprocess.run(
@@ -118,6 +123,7 @@ def test_explain_run_of_a_cpu_run_that_succeeded_raises_no_problem():
     assert "No NVIDIA GPU here: TensorFlow runs on the CPU" in result.stdout
 
 
+@pytest.mark.timeout(600)
 def test_ctrl_c_is_told_as_an_interruption_not_a_failure(tmp_path):
     ready = tmp_path / "ready"
     code = f"import pathlib, time; pathlib.Path({str(ready)!r}).touch(); time.sleep(120)"
@@ -137,6 +143,7 @@ def test_ctrl_c_is_told_as_an_interruption_not_a_failure(tmp_path):
     assert "tfgpu doctor" not in text and "The script failed" not in text
 
 
+@pytest.mark.timeout(600)
 def test_gpus_on_a_machine_without_gpus_invents_none_in_the_verdict():
     result = tfgpu_run("--gpus", "0", "--", sys.executable, "-c", "print('ok')")
     assert result.returncode == 0

@@ -10,6 +10,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from tfgpu.model.tune import TrialConfig
 from tfgpu.probe.jobs import WarmJob
 from tfgpu.probe.runner import worker_runner
@@ -193,6 +195,7 @@ def test_a_tf_data_trial_of_arrays_shuffles_every_epoch_as_fit_does():
         assert first != second and first != list(range(256)), pipeline
 
 
+@pytest.mark.timeout(600)
 def test_piped_tune_shows_each_trial_as_it_ends():
     # issue 23: under `| tee` tune printed nothing for the whole budget (a block-buffered pipe)
     proc = subprocess.Popen(
