@@ -14,6 +14,7 @@ from enum import Enum
 from pathlib import Path
 
 from tfgpu.configure.options import GpuOptions
+from tfgpu.system.files import read_regular
 
 MAX_CONFIG_BYTES = 1 << 16
 
@@ -53,8 +54,7 @@ def _configured_backend(environ: Mapping[str, str]) -> str | None:
     """The ``backend`` of Keras's config file (keras/src/backend/config.py: KERAS_HOME, else ~/.keras)."""
     home = environ.get("KERAS_HOME") or os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".keras")
     try:
-        with (Path(home) / "keras.json").open("rb") as handle:
-            data = json.loads(handle.read(MAX_CONFIG_BYTES))
+        data = json.loads(read_regular(Path(home) / "keras.json", MAX_CONFIG_BYTES))
     except (OSError, ValueError):
         return None
     backend = data.get("backend") if isinstance(data, dict) else None

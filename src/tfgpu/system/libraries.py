@@ -14,7 +14,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tfgpu.knowledge.libraries import Dependency, WantedLibrary, wheel_distribut
 from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.elf import ElfError, expand_origin, read_dynamic
+from tfgpu.system.files import read_regular_or_none
 from tfgpu.system.runner import CommandRunner
 
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -138,7 +138,7 @@ def _header_version(real: str, name: str) -> str | Unavailable:
     header, macros = HEADER_VERSIONS[name]
     lib_dir = os.path.dirname(real)
     for include in (os.path.join(lib_dir, "..", "include"), os.path.join(lib_dir, "..", "..", "include")):
-        text = _read_regular(os.path.join(include, header))
+        text = read_regular_or_none(os.path.join(include, header), MAX_HEADER_BYTES)
         if text is None:
             continue
         defined = {k.decode(): int(v) for k, v in _DEFINE.findall(text)}
@@ -151,22 +151,6 @@ def _header_version(real: str, name: str) -> str | Unavailable:
         f"version not recorded in the file name, a wheel or {header} beside it (tfgpu never loads a library to ask)",
         real,
     )
-
-
-def _read_regular(path: str) -> bytes | None:
-    """At most MAX_HEADER_BYTES of a regular file; None for anything else (a FIFO must not block the doctor)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, MAX_HEADER_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def locate(

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tfgpu.system.files import read_regular
 from tfgpu.system.runner import CommandRunner
 
 VERSIONS_TIMEOUT_SECONDS = 30.0
@@ -176,8 +177,7 @@ def _when(entry: Mapping[str, object]) -> float:
 
 def _read_memo(path: Path) -> dict[str, dict[str, object]]:
     try:
-        with path.open("rb") as handle:
-            data = json.loads(handle.read(MAX_ANSWER_CHARS * 4))
+        data = json.loads(read_regular(path, MAX_ANSWER_CHARS * 4))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):

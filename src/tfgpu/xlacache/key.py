@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheKey
+from tfgpu.system.files import read_regular_or_none
 
 CPU_INFO = Path("/proc/cpuinfo")
 CPU_INFO_MAX_BYTES = 1 << 20
@@ -29,11 +30,10 @@ def key_for(parts: Mapping[str, str]) -> CacheKey:
 
 def cpu_model(path: Path = CPU_INFO) -> str:
     """The CPU's model and its feature flags' digest: XLA's CPU programs use the features they were built on."""
-    try:
-        with path.open("rb") as handle:
-            text = handle.read(CPU_INFO_MAX_BYTES).decode("utf-8", "replace")
-    except OSError:
+    data = read_regular_or_none(path, CPU_INFO_MAX_BYTES)
+    if data is None:
         return platform.machine()
+    text = data.decode("utf-8", "replace")
     fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
     stripped = {k.strip(): v.strip() for k, v in fields.items()}
     flags = stripped.get("flags", "")

@@ -17,6 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheDirectory, CacheKey, CacheRun, CacheUse
+from tfgpu.system.files import read_regular
 
 KEY_FILE = "key.json"
 RUNS_FILE = "runs.jsonl"
@@ -76,8 +77,7 @@ def _programs(directory: Path) -> list[tuple[float, int, Path]]:
 
 def _read_key(directory: Path) -> CacheKey:
     try:
-        with (directory / KEY_FILE).open("rb") as handle:
-            data = json.loads(handle.read(MAX_KEY_FILE_BYTES))
+        data = json.loads(read_regular(directory / KEY_FILE, MAX_KEY_FILE_BYTES))
     except (OSError, ValueError):
         data = {}
     parts = tuple(sorted((str(k), str(v)) for k, v in data.items())) if isinstance(data, dict) else ()
@@ -172,8 +172,7 @@ def record_run(root: Path, run: CacheRun) -> None:
 def read_runs(root: Path) -> list[CacheRun]:
     """The history, oldest first; lines that are not runs are skipped."""
     try:
-        with (root / RUNS_FILE).open("rb") as handle:
-            text = handle.read(MAX_RUNS_FILE_BYTES).decode("utf-8", "replace")
+        text = read_regular(root / RUNS_FILE, MAX_RUNS_FILE_BYTES).decode("utf-8", "replace")
     except OSError:
         return []
     out = []

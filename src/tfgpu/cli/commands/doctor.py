@@ -7,7 +7,6 @@ import json
 import os
 import shlex
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from tfgpu._version import __version__
@@ -24,6 +23,7 @@ from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
 from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS
 from tfgpu.report.json import facts_from_document, render_json
 from tfgpu.report.sanitize import printable
+from tfgpu.system.files import read_regular
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,12 +91,9 @@ def load_facts(path: str) -> Facts:
         UsageError: the file is missing, too large, not JSON, or not a tfgpu report.
     """
     try:
-        size = os.path.getsize(path)
-        if size > MAX_REPORT_BYTES:
-            raise UsageError(f"{path} is {size:,} bytes: not a tfgpu report (they are far below 16 MiB)")
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular(path, MAX_REPORT_BYTES).decode("utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc} (tfgpu reports are far below 16 MiB)") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a text file") from None
     try:

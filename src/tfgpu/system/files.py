@@ -1,0 +1,46 @@
+"""Reading a file the machine may have made hostile: regular files only, never blocking, bounded by bytes read.
+
+A FIFO where a report or a config file is expected blocked the doctor forever, and the 16 MiB bound
+trusted ``stat``, which says 0 for ``/dev/zero`` (``doctor --from /dev/zero`` grew to 2.9 GB).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+
+def read_regular(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``.
+
+    Raises:
+        OSError: it cannot be opened, is not a regular file (EINVAL) or holds more than ``max_bytes`` (EFBIG);
+            ``strerror`` says which in words.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", str(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_regular_or_none(path: str | Path, max_bytes: int) -> bytes | None:
+    """``read_regular``, or None where it raises (for facts that may simply be absent)."""
+    try:
+        return read_regular(path, max_bytes)
+    except OSError:
+        return None
