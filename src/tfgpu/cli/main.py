@@ -90,10 +90,26 @@ def main(argv: Sequence[str] | None = None, env: CliEnvironment | None = None) -
     args_list = list(sys.argv[1:] if argv is None else argv)
     env = env or CliEnvironment.from_process()
     try:
-        return _main(args_list, env)
+        status = _main(args_list, env)
+        return _output_lost(env, args_list) or status
     finally:
         if isinstance(env.stdout, SafeStream):
             silence_broken_stdout(env.stdout)
+
+
+def _output_lost(env: CliEnvironment, args_list: list[str]) -> int | None:
+    """ExitStatus.ERROR, said on stderr, when stdout could not be written (``tfgpu env > /dev/full`` exited 0).
+
+    ``tfgpu run`` returns its command's status whatever happened to the output, as the command would.
+    """
+    own = args_list[: args_list.index("--")] if "--" in args_list else args_list
+    if not isinstance(env.stdout, SafeStream) or next((a for a in own if a in COMMANDS), None) == "run":
+        return None
+    env.stdout.flush()
+    if env.stdout.lost is None:
+        return None
+    env.stderr.write(f"tfgpu: the output could not be written: {env.stdout.lost.strerror or env.stdout.lost}\n")
+    return ExitStatus.ERROR
 
 
 def _main(args_list: list[str], env: CliEnvironment) -> int:

@@ -21,6 +21,8 @@ class SafeStream(io.TextIOBase):
         super().__init__()
         self.target = target
         self.broken = target is None
+        self.lost: OSError | None = None
+        """A write that failed for another reason than a reader gone (a full disk): the output is incomplete."""
         if target is not None and hasattr(target, "reconfigure"):
             target.reconfigure(errors="replace")  # an ASCII locale gets '?' instead of a crash
 
@@ -29,8 +31,8 @@ class SafeStream(io.TextIOBase):
         if not self.broken and self.target is not None:
             try:
                 self.target.write(text)
-            except (BrokenPipeError, ValueError, OSError):
-                self.broken = True
+            except (BrokenPipeError, ValueError, OSError) as exc:
+                self._fail(exc)
         return len(text)
 
     def write_bytes(self, data: bytes) -> None:
@@ -47,16 +49,22 @@ class SafeStream(io.TextIOBase):
                 self.target.flush()  # type: ignore[union-attr]
                 buffer.write(data)
                 buffer.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                self.broken = True
+            except (BrokenPipeError, ValueError, OSError) as exc:
+                self._fail(exc)
 
     def flush(self) -> None:
         """Flush, or nothing once the stream is gone."""
         if not self.broken and self.target is not None:
             try:
                 self.target.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                self.broken = True
+            except (BrokenPipeError, ValueError, OSError) as exc:
+                self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        """Stop writing; remember a failure that loses output (not a reader that stopped early: ``| head``)."""
+        self.broken = True
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError) and self.lost is None:
+            self.lost = exc
 
     def isatty(self) -> bool:
         """Whether the stream is a live terminal."""
