@@ -85,8 +85,28 @@ def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
     TF's own libraries come first, then the ones they load in turn, each once. A directory whose
     name holds control characters is never offered: a line to paste must not carry them.
     """
-    dirs = []
-    for lib in libraries.libraries:
-        if lib.required and lib.loaded is None and lib.elsewhere:
-            dirs.append(os.path.dirname(lib.elsewhere[0].path))
-    return [d for d in dict.fromkeys(dirs) if d.isprintable()]
+    return [d for d in _invisible_dirs(libraries) if d.isprintable() and not unnameable(d)]
+
+
+def unnameable_dirs(libraries: LibraryFacts) -> list[str]:
+    """The directories a line would have to name but cannot: the loader splits LD_LIBRARY_PATH inside them."""
+    return [d for d in _invisible_dirs(libraries) if unnameable(d)]
+
+
+def unnameable(directory: str) -> bool:
+    """Whether LD_LIBRARY_PATH cannot name the directory: glibc splits the variable at ``:`` and at ``;``.
+
+    Examples:
+        >>> unnameable("/home/a:b/site-packages/nvidia/cudnn/lib"), unnameable("/opt/env/lib")
+        (True, False)
+    """
+    return ":" in directory or ";" in directory
+
+
+def _invisible_dirs(libraries: LibraryFacts) -> list[str]:
+    dirs = [
+        os.path.dirname(lib.elsewhere[0].path)
+        for lib in libraries.libraries
+        if lib.required and lib.loaded is None and lib.elsewhere
+    ]
+    return list(dict.fromkeys(dirs))

@@ -58,6 +58,22 @@ def read_ld_cache(runner: CommandRunner) -> dict[str, list[str]] | Unavailable:
     return Unavailable("ldconfig not found", "ldconfig -p")
 
 
+def loader_path_entries(value: str | None) -> list[str]:
+    """LD_LIBRARY_PATH's entries as glibc's loader reads them: split at ``:`` and ``;``, an empty one is ``.``.
+
+    An empty entry (a leading or doubled separator) makes the loader search the working directory.
+
+    Examples:
+        >>> loader_path_entries("/a;b::/c:")
+        ['/a', 'b', '.', '/c', '.']
+        >>> loader_path_entries("")
+        []
+    """
+    if not value:
+        return []
+    return [entry or "." for entry in re.split("[:;]", value)]
+
+
 def search_order(
     ld_library_path: str | None, runpath: Sequence[str], ld_cache_dirs: Sequence[str], root: str = "/"
 ) -> tuple[SearchDir, ...]:
@@ -65,7 +81,7 @@ def search_order(
     ordered: list[SearchDir] = []
     seen: set[str] = set()
     groups = (
-        ("ld_library_path", [p for p in (ld_library_path or "").split(":") if p]),
+        ("ld_library_path", loader_path_entries(ld_library_path)),
         ("runpath", list(runpath)),
         ("ld_cache", list(ld_cache_dirs)),
         ("default", [os.path.join(root, d.lstrip("/")) for d in DEFAULT_DIRS]),
@@ -302,7 +318,7 @@ def collect_libraries(
 def foreign_cudart(environ: Mapping[str, str], cuda_major: str) -> tuple[LibraryCopy, ...]:
     """CUDA runtimes of another major on LD_LIBRARY_PATH: the mark of a second CUDA install."""
     out = []
-    for directory in (p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if p):
+    for directory in loader_path_entries(environ.get("LD_LIBRARY_PATH")):
         for path in sorted(glob.glob(os.path.join(glob.escape(directory), "libcudart.so.*"))):
             major = path.rsplit(".so.", 1)[1].split(".")[0]
             if major != cuda_major and os.path.isfile(path):

@@ -25,9 +25,11 @@ def test_read_ld_cache_when_ldconfig_is_missing_or_hangs():
 
 
 def test_search_order_is_ld_library_path_then_runpath_then_cache_then_defaults():
+    # ld.so(8): "A zero-length directory name indicates the current working directory" (issue 25: it was dropped)
     order = search_order("/opt/a::/opt/b", ["/sp/nvidia/cublas/lib", "/opt/a"], ["/usr/lib/x86_64-linux-gnu"])
-    assert [(d.path, d.origin) for d in order][:4] == [
+    assert [(d.path, d.origin) for d in order][:5] == [
         ("/opt/a", "ld_library_path"),
+        (".", "ld_library_path"),
         ("/opt/b", "ld_library_path"),
         ("/sp/nvidia/cublas/lib", "runpath"),
         ("/usr/lib/x86_64-linux-gnu", "ld_cache"),

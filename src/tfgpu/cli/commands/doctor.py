@@ -15,7 +15,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.doctor.diagnose import diagnose
-from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unreachable_dirs
+from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, unnameable_dirs, unreachable_dirs
 from tfgpu.model.codec import map_leaves
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import Facts, LibraryFacts
@@ -139,7 +139,18 @@ def nothing_to_fix(facts: Facts) -> str:
         return "no CUDA build of TensorFlow is installed here (run `tfgpu doctor`)"
     if not isinstance(facts.libraries, LibraryFacts):
         return f"TF's libraries could not be read ({facts.libraries.reason}): run `tfgpu doctor`"
-    return not_installed(facts) or "TF finds every library it needs"
+    return not_installed(facts) or unnameable_note(facts) or "TF finds every library it needs"
+
+
+def unnameable_note(facts: Facts) -> str | None:
+    """Directories TF needs that no LD_LIBRARY_PATH line can name (the loader splits at ``:`` and ``;`` in them)."""
+    dirs = unnameable_dirs(facts.libraries) if isinstance(facts.libraries, LibraryFacts) else []
+    if not dirs:
+        return None
+    return (
+        f"no line can point at {', '.join(dirs)}: the loader splits LD_LIBRARY_PATH at ':' and ';', and a line "
+        "naming it would add other, relative directories instead; install the environment under a path without them"
+    )
 
 
 def not_installed(facts: Facts) -> str | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix, static_facts
+from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix, static_facts, unnameable_note
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.report.sanitize import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +20,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     lines = fix_env_lines(facts)
     env.stdout.write("".join(line + "\n" for line in lines))
     if not lines:
-        env.stderr.write(f"tfgpu env: nothing to change: {nothing_to_fix(facts)}\n")
-    elif missing := not_installed(facts):
-        env.stderr.write(f"tfgpu env: also, {missing}\n")
+        env.stderr.write(f"tfgpu env: nothing to change: {printable(nothing_to_fix(facts))}\n")
+    else:
+        for note in (not_installed(facts), unnameable_note(facts)):
+            if note:
+                env.stderr.write(f"tfgpu env: also, {printable(note)}\n")
     return ExitStatus.SUCCESS
