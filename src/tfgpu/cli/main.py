@@ -39,7 +39,7 @@ EXIT_STATUSES: dict[str, str] = {
     "monitor": "0 done, 6 no NVIDIA GPU to watch, 2 usage",
     "run": "the command's own exit status (128+N for a signal), 2 usage",
     "bench": "0 measured, 1 tool failure, 2 usage",
-    "burn": "0 every device passed, 4 a device failed, 2 usage",
+    "burn": "0 every device passed, 4 a device failed, 1 no TensorFlow to burn with, 2 usage",
     "tune": "0 tuned, 1 tool failure, 2 usage",
     "env": "0 (the lines, or nothing to change), 1 tool failure",
     "cache": "0 listed (or cleared), 2 usage (a bad TFGPU_XLA_CACHE or TFGPU_XLA_CACHE_LIMIT)",

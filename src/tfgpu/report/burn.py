@@ -24,7 +24,11 @@ def render_burn_text(burns: Sequence[GpuBurn]) -> str:
             f"{verdict} {where}: {b.mean_tflops or 0:.3g} TFLOP/s mean over {b.seconds:.0f} s{trend}{temp}, "
             f"{b.iterations} products, {b.mismatches} mismatches{' (stopped early)' if b.stopped_early else ''}"
         )
-        lines += [f"   {f.severity}: {printable(f.summary)}" for f in b.findings]
+        for f in b.findings:
+            lines.append(f"   {f.severity}: {printable(f.summary)}")
+            if f.detail and f.severity == "error":  # why it failed, not only that it did
+                lines.append(f"     {printable(f.detail)}")
+            lines += [f"     - {printable(a)}" for a in f.advice]
     return "".join(line + "\n" for line in lines)
 
 

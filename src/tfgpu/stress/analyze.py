@@ -16,6 +16,11 @@ shared host's noise alone moved a CPU burn by 15% (0.0275 -> 0.0235 TFLOP/s in 6
 development machine), and throttling builds over minutes."""
 
 
+NO_TENSORFLOW = "No module named 'tensorflow'"
+BURN_NO_TENSORFLOW = "burn-no-tensorflow"
+"""The burn could not start: its worker found no TensorFlow. A fault of the environment, not of a GPU."""
+
+
 def _third(values: Sequence[float], which: int) -> float | None:
     if len(values) < MIN_TREND_INTERVALS:
         return None
@@ -41,7 +46,21 @@ def analyze(
     findings: list[Verdict] = []
     device = "the CPU" if index < 0 else f"GPU {index}"  # index -1: the CPU burn of a machine without a GPU
     if not result.get("ok"):
-        findings.append(Verdict("burn-failed", "error", f"The burn on {device} failed", str(result.get("error")), ()))
+        error = str(result.get("error"))
+        if NO_TENSORFLOW in error:  # the tool's environment, not the device: said as such (issue 23)
+            findings.append(
+                Verdict(
+                    BURN_NO_TENSORFLOW,
+                    "error",
+                    "TensorFlow is not installed in the Python that runs the burn",
+                    error,
+                    (
+                        "install TensorFlow there (pip install 'tensorflow[and-cuda]'), or run tfgpu from the Python that has it",
+                    ),
+                )
+            )
+        else:
+            findings.append(Verdict("burn-failed", "error", f"The burn on {device} failed", error, ()))
     mismatches = int(result.get("mismatches", 0))
     if mismatches:
         findings.append(

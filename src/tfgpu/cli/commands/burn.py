@@ -10,6 +10,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.report.burn import render_burn_json, render_burn_text
+from tfgpu.stress.analyze import BURN_NO_TENSORFLOW
 from tfgpu.stress.run import run_stress
 
 
@@ -62,4 +63,6 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             dtype=dtype,
         )
     env.stdout.write(render_burn_json(burns) if args.json else render_burn_text(burns))
+    if burns and all(any(f.id == BURN_NO_TENSORFLOW for f in b.findings) for b in burns):
+        return ExitStatus.ERROR  # nothing was burned: the tool's environment failed, not a device
     return ExitStatus.SUCCESS if all(b.passed for b in burns) else ExitStatus.STRESS_FAILED
