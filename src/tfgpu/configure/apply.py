@@ -27,9 +27,7 @@ from tfgpu.model.xla_cache import CacheMode
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.runner import CommandRunner
-from tfgpu.xlacache.devices import gpu_identity
-from tfgpu.xlacache.location import cache_mode
-from tfgpu.xlacache.plan import plan_cache
+from tfgpu.xlacache.plan import plan_for_interpreter
 
 
 @dataclass
@@ -170,10 +168,7 @@ def apply_xla_cache(options: GpuOptions, nvml: NvmlClient | None, env: Any, runn
 
     XLA reads its flags at its first compilation, so this works after ``import tensorflow`` too.
     """
-    driver, gpus = gpu_identity(nvml)
-    plan = plan_cache(
-        cache_mode(env, options.xla_cache), python=sys.executable, environ=env, driver=driver, gpus=gpus, runner=runner
-    )
+    plan = plan_for_interpreter(options.xla_cache, python=sys.executable, environ=env, nvml=nvml, runner=runner)
     for name, value in plan.variables:
         env[name] = value
     lines = (

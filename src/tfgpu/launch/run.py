@@ -38,9 +38,7 @@ from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner
-from tfgpu.xlacache.devices import gpu_identity
-from tfgpu.xlacache.location import cache_mode
-from tfgpu.xlacache.plan import plan_cache, training_python
+from tfgpu.xlacache.plan import plan_for_interpreter, training_python
 from tfgpu.xlacache.session import conclude, observe
 
 BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
@@ -374,12 +372,6 @@ def _plan_cache(
     """The XLA cache for the command's interpreter; None without a runner to check its flags with."""
     if runner is None:
         return None
-    driver, gpus = gpu_identity(nvml)
-    return plan_cache(
-        cache_mode(environ, options.xla_cache),
-        python=training_python(argv, environ),
-        environ=environ,
-        driver=driver,
-        gpus=gpus,
-        runner=runner,
+    return plan_for_interpreter(
+        options.xla_cache, python=training_python(argv, environ), environ=environ, nvml=nvml, runner=runner
     )

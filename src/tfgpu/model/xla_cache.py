@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -93,7 +93,7 @@ class CacheListing:
     runs: tuple[CacheRun, ...] = ()
     removed_bytes: int | None = None
     """Set by ``--clear``: what was deleted."""
-    problems: tuple[str, ...] = field(default=())
+    problems: tuple[str, ...] = ()
 
     @property
     def size_bytes(self) -> int:

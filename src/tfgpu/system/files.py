@@ -6,9 +6,11 @@ trusted ``stat``, which says 0 for ``/dev/zero`` (``doctor --from /dev/zero`` gr
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 
@@ -44,3 +46,20 @@ def read_regular_or_none(path: str | Path, max_bytes: int) -> bytes | None:
         return read_regular(path, max_bytes)
     except OSError:
         return None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a temporary file beside ``path`` and a rename: a reader never sees half a file.
+
+    Raises:
+        OSError: it cannot be written (nothing is left behind).
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

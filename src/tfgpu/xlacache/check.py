@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -20,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tfgpu.system.files import read_regular
+from tfgpu.system.files import read_regular, write_atomically
 from tfgpu.system.runner import CommandRunner
 
 VERSIONS_TIMEOUT_SECONDS = 30.0
@@ -186,15 +185,6 @@ def _read_memo(path: Path) -> dict[str, dict[str, object]]:
 
 
 def _write_memo(path: Path, memo: Mapping[str, object]) -> None:
-    """Write through a temporary file and a rename: a reader never sees half a file."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".checked-", dir=path.parent)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(memo, handle)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    """Remember the checks; a cache that cannot be written asks again next time."""
+    with contextlib.suppress(OSError):
+        write_atomically(path, json.dumps(memo))

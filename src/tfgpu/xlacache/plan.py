@@ -10,11 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheMode, CachePlan
+from tfgpu.nvml.client import NvmlClient
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.check import checked_flags, interpreter_versions
+from tfgpu.xlacache.devices import gpu_identity
 from tfgpu.xlacache.flags import flag_names, merge_flags, safe_value
 from tfgpu.xlacache.key import cpu_model, key_for, key_parts
-from tfgpu.xlacache.location import cache_limit_bytes, cache_root
+from tfgpu.xlacache.location import cache_limit_bytes, cache_mode, cache_root
 from tfgpu.xlacache.store import evict, key_directory, write_key
 
 TF_FLAGS = "TF_XLA_FLAGS"
@@ -104,6 +106,21 @@ def plan_cache(
     if mode is CacheMode.ON:
         evict(root, cache_limit_bytes(environ), keep=directory)
     return CachePlan(mode, str(directory), key, tuple(merged.variables.items()), tuple(notes))
+
+
+def plan_for_interpreter(
+    asked: CacheMode | None,
+    *,
+    python: str | None,
+    environ: Mapping[str, str],
+    nvml: NvmlClient | None,
+    runner: CommandRunner,
+) -> CachePlan:
+    """``plan_cache`` with the mode the option or the environment picks and the driver and GPUs NVML names."""
+    driver, gpus = gpu_identity(nvml)
+    return plan_cache(
+        cache_mode(environ, asked), python=python, environ=environ, driver=driver, gpus=gpus, runner=runner
+    )
 
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheMode, CachePlan, CacheRun, CacheUse
@@ -22,7 +22,7 @@ class Observation:
     before: frozenset[str] = frozenset()
     opened: set[str] | None = None
     after: frozenset[str] = frozenset()
-    ended: bool = field(default=False)
+    ended: bool = False
 
     def use(self, first_epoch_seconds: float | None) -> CacheUse | None:
         """The run's use of the cache, None when it had none."""

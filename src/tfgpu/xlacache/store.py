@@ -10,14 +10,13 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheDirectory, CacheKey, CacheRun, CacheUse
-from tfgpu.system.files import read_regular
+from tfgpu.system.files import read_regular, write_atomically
 
 KEY_FILE = "key.json"
 RUNS_FILE = "runs.jsonl"
@@ -42,19 +41,7 @@ def write_key(directory: Path, key: CacheKey) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / KEY_FILE
     if not path.exists():
-        _write_atomically(path, json.dumps(dict(key.parts), indent=1, sort_keys=True))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        write_atomically(path, json.dumps(dict(key.parts), indent=1, sort_keys=True))
 
 
 def _key_directories(root: Path) -> list[Path]:
@@ -166,7 +153,7 @@ def record_run(root: Path, run: CacheRun) -> None:
     runs = [*read_runs(root), run][-MAX_RUNS:]
     lines = [json.dumps({**asdict(r), "use": asdict(r.use)}) for r in runs]
     with contextlib.suppress(OSError):
-        _write_atomically(root / RUNS_FILE, "".join(line + "\n" for line in lines))
+        write_atomically(root / RUNS_FILE, "".join(line + "\n" for line in lines))
 
 
 def read_runs(root: Path) -> list[CacheRun]:
