@@ -4,6 +4,8 @@
 # .whl (py-spy) in the call that starts it. STEPS picks the parts:
 #   mnist    the seed guide's CNN under tfgpu run, twice with one cache (~2.5 min)
 #   phases   the same CNN once more with a fresh cache and XLA's phase timers, py-spy stacks every 5 s (~1.5 min)
+#   torch    PyTorch's ResNet-50 b256 on the same GPU (the peer; its own CUDA, so without LD_LIBRARY_PATH) (~1 min)
+#   nojit-fused, nojit-keras  Keras 3 ResNet-50 b256 without XLA, fused batch norm or Keras's own (~1 min each)
 #   resnet   Keras 3 ResNet-50 (fused batch norm, jit_compile=True) twice with one cache, timers and stacks (<= 2 x RESNET_TIMEOUT)
 set -u
 RAW=1 source scripts/h200_background.sh "${NAME:-i24}" "${1:-run}" "${2:-}"
@@ -22,12 +24,15 @@ stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the training process 
     sleep "$period"
   done
 }
-for part in ${STEPS:-mnist phases resnet}; do
+for part in ${STEPS:-mnist phases nojit-fused resnet torch nojit-keras}; do
   case $part in
     mnist) step mnist python3 benchmarks/xla_cache.py mnist --runs 2 --cache /tmp/i24-mnist --json "$o/mnist.json" ;;
     phases) stacks phases '^[^ ]+ [^ ]*first_cnn[.]py' 5 & step phases python3 benchmarks/xla_cache.py mnist --runs 1 \
               --cache /tmp/i24-phases --env "$timers" --stderr "$o/phases" --json "$o/phases.json"; wait ;;
-    resnet) stacks resnet '^[^ ]+ [^ ]*xla_cache[.]py resnet50-child' 20 & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
+    torch) step torch env -u LD_LIBRARY_PATH python3 benchmarks/torch_resnet50.py ;;
+    nojit-fused|nojit-keras) step "$part" python3 benchmarks/xla_cache.py resnet50 --runs 1 --jit off \
+              --batchnorm "${part#nojit-}" --json "$o/$part.json" ;;
+    resnet) stacks resnet '^[^ ]+ [^ ]*xla_cache[.]py resnet50-child' "${STACK_PERIOD:-20}" & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
               --cache /tmp/i24-resnet --timeout "${RESNET_TIMEOUT:-420}" --env "$timers" --stderr "$o/resnet" --json "$o/resnet.json"; wait ;;
     *) echo "unknown part $part" ;;
   esac
