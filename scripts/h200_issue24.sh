@@ -19,7 +19,7 @@ stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the training process 
   for _ in $(seq 60); do pid=$(pgrep -f "$pattern" | head -1); [ -n "$pid" ] && break; sleep 1; done
   [ -n "$pid" ] || return 0
   while kill -0 "$pid" 2>/dev/null; do
-    { echo "=== $(date +%T) ptxas=$(pgrep -c ptxas) nvrtc_threads=$(ls /proc/$pid/task 2>/dev/null | wc -l)"
+    { echo "=== $(date +%T) ptxas=$(pgrep -c ptxas) threads=$(ls /proc/$pid/task 2>/dev/null | wc -l)"
       timeout 20 "$spy" dump --native --pid "$pid" 2>&1 | head -60; } >>"$o/$name-stacks.txt"
     sleep "$period"
   done

@@ -168,7 +168,14 @@ def apply_xla_cache(options: GpuOptions, nvml: NvmlClient | None, env: Any, runn
 
     XLA reads its flags at its first compilation, so this works after ``import tensorflow`` too.
     """
-    plan = plan_for_interpreter(options.xla_cache, python=sys.executable, environ=env, nvml=nvml, runner=runner)
+    plan = plan_for_interpreter(
+        options.xla_cache,
+        python=sys.executable,
+        environ=env,
+        nvml=nvml,
+        runner=runner,
+        levers=keras_flavour(env).on_tensorflow,
+    )
     for name, value in plan.variables:
         env[name] = value
     lines = (

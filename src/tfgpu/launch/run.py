@@ -373,5 +373,10 @@ def _plan_cache(
     if runner is None:
         return None
     return plan_for_interpreter(
-        options.xla_cache, python=training_python(argv, environ), environ=environ, nvml=nvml, runner=runner
+        options.xla_cache,
+        python=training_python(argv, environ),
+        environ=environ,
+        nvml=nvml,
+        runner=runner,
+        levers=keras_flavour(environ).on_tensorflow,  # XLA_FLAGS reaches JAX's XLA too
     )

@@ -32,6 +32,10 @@ class Merged:
     variables: dict[str, str]
     kept: tuple[str, ...]
 
+    def kept_any(self, flags: Mapping[str, Sequence[tuple[str, str]]]) -> bool:
+        """Whether the user's value won for any of ``flags`` (per variable, (name, value) pairs)."""
+        return any(f"{variable}: --{name}" in self.kept for variable, pairs in flags.items() for name, _ in pairs)
+
 
 def merge_flags(environ: Mapping[str, str], ours: Mapping[str, Sequence[tuple[str, str]]]) -> Merged:
     """Append ``ours`` (per variable, (name, value) pairs) to the user's variables, theirs first and untouched.

@@ -48,11 +48,13 @@ def key_parts(
     gpus: Sequence[str],
     environ: Mapping[str, str],
     cpu: str,
+    tfgpu_flags: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> dict[str, str]:
     """What the key is made of: the training interpreter's packages, the driver, the GPUs, the CPU, the flags.
 
     The user's own XLA flags count (an autotune level changes the program, not its HLO), and so
-    does LD_LIBRARY_PATH (it decides which CUDA and cuDNN a process loads).
+    do the ones tfgpu adds (``tfgpu_flags``) and LD_LIBRARY_PATH (it decides which CUDA and cuDNN
+    a process loads).
     """
     parts = {name: version for name, version in versions.items()}
     parts["driver"] = driver or "none"
@@ -61,4 +63,6 @@ def key_parts(
     for variable in ("TF_XLA_FLAGS", "XLA_FLAGS", "LD_LIBRARY_PATH"):
         if environ.get(variable):
             parts[variable] = environ[variable]
+    for variable, flags in (tfgpu_flags or {}).items():
+        parts[f"tfgpu {variable}"] = " ".join(f"--{name}={value}" for name, value in flags)
     return parts

@@ -16,6 +16,7 @@ from tfgpu.xlacache.check import checked_flags, interpreter_versions
 from tfgpu.xlacache.devices import gpu_identity
 from tfgpu.xlacache.flags import flag_names, merge_flags, safe_value
 from tfgpu.xlacache.key import cpu_model, key_for, key_parts
+from tfgpu.xlacache.levers import LEVER_NOTE, compile_levers
 from tfgpu.xlacache.location import cache_limit_bytes, cache_mode, cache_root
 from tfgpu.xlacache.store import evict, key_directory, write_key
 
@@ -50,11 +51,15 @@ def plan_cache(
     gpus: Sequence[str],
     runner: CommandRunner,
     cpu: str | None = None,
+    levers: bool = True,
 ) -> CachePlan:
     """How the run that ``python`` will execute uses the cache; never raises for a machine's state.
 
     The user's own persistent cache directory in TF_XLA_FLAGS wins; a cache that cannot be
     written is used read-only; flags this TensorFlow refuses are not set (the note says so).
+    ``levers``: also the first-compile flags measured for these GPUs (xlacache/levers.py), part
+    of the key because TF's cache does not tell programs compiled with other XLA flags apart;
+    refused by this TensorFlow, the plan is made again without them.
     """
     if mode is CacheMode.OFF:
         return CachePlan(mode, None, None)
@@ -75,7 +80,10 @@ def plan_cache(
     if versions is None or not any(name in versions for name in TENSORFLOWS):
         return CachePlan(mode, None, None)  # no TensorFlow there: no XLA to cache
     root = cache_root(environ)
-    parts = key_parts(versions, driver=driver, gpus=gpus, environ=environ, cpu=cpu or cpu_model())
+    lever_flags = compile_levers(gpus) if levers else {}
+    parts = key_parts(
+        versions, driver=driver, gpus=gpus, environ=environ, cpu=cpu or cpu_model(), tfgpu_flags=lever_flags
+    )
     key = key_for(parts)
     directory = key_directory(root, key)
     notes: list[str] = []
@@ -91,7 +99,7 @@ def plan_cache(
             write_key(directory, key)
         except OSError as exc:
             return CachePlan(mode, None, key, notes=(f"XLA cache not used: {exc}",))
-    flags = cache_flags(directory, mode)
+    flags = {**cache_flags(directory, mode), **lever_flags}
     started = time.monotonic()
     check = checked_flags(runner, python, versions, flags, root, writable=mode is CacheMode.ON)
     if check.ran:
@@ -99,10 +107,16 @@ def plan_cache(
             f"the XLA cache flags were checked against this TensorFlow in {time.monotonic() - started:.0f} s "
             "(once per install)"
         )
+    if not check.accepted and lever_flags:
+        return plan_cache(
+            mode, python=python, environ=environ, driver=driver, gpus=gpus, runner=runner, cpu=cpu, levers=False
+        )
     if not check.accepted:
         return CachePlan(mode, None, key, notes=(*notes, f"XLA cache not used: {check.reason}"))
     merged = merge_flags(environ, flags)
     notes.extend(f"your {flag} is kept (tfgpu's value not set)" for flag in merged.kept)
+    if lever_flags and not merged.kept_any(lever_flags):
+        notes.append(LEVER_NOTE)
     if mode is CacheMode.ON:
         evict(root, cache_limit_bytes(environ), keep=directory)
     return CachePlan(mode, str(directory), key, tuple(merged.variables.items()), tuple(notes))
@@ -115,11 +129,18 @@ def plan_for_interpreter(
     environ: Mapping[str, str],
     nvml: NvmlClient | None,
     runner: CommandRunner,
+    levers: bool = True,
 ) -> CachePlan:
     """``plan_cache`` with the mode the option or the environment picks and the driver and GPUs NVML names."""
     driver, gpus = gpu_identity(nvml)
     return plan_cache(
-        cache_mode(environ, asked), python=python, environ=environ, driver=driver, gpus=gpus, runner=runner
+        cache_mode(environ, asked),
+        python=python,
+        environ=environ,
+        driver=driver,
+        gpus=gpus,
+        runner=runner,
+        levers=levers,
     )
 
 

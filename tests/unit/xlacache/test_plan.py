@@ -7,17 +7,22 @@ from tfgpu.xlacache.plan import plan_cache, training_python
 from tfgpu.xlacache.store import KEY_FILE
 
 
-def plan(tmp_path, runner, mode=CacheMode.ON, **environ):
+def plan(tmp_path, runner, mode=CacheMode.ON, gpus=("NVIDIA A100-SXM4-80GB sm_80",), levers=True, **environ):
     env = {"TFGPU_CACHE_DIR": str(tmp_path), **environ}
     return plan_cache(
         mode,
         python="/venv/bin/python",
         environ=env,
         driver="580.159.04",
-        gpus=["H200 sm_90"],
+        gpus=list(gpus),
         runner=runner,
         cpu="x86_64",
+        levers=levers,
     )
+
+
+HOPPER = ("NVIDIA H200 sm_90",)
+LEVER = "--xla_disable_hlo_passes=cudnn-fused-convolution-rewriter"
 
 
 def test_plan_cache_exports_the_checked_flags_for_a_key_directory(tmp_path):
@@ -110,3 +115,37 @@ def test_training_python_reads_a_scripts_shebang(tmp_path):
     shell.write_text("#!/bin/sh\n")
     assert training_python([str(shell)], {}) is None
     assert training_python([str(tmp_path / "missing")], {}) is None
+
+
+def test_plan_cache_on_a_hopper_gpu_adds_the_measured_compile_lever_and_says_so(tmp_path):
+    runner = FakeInterpreter()
+    result = plan(tmp_path, runner, gpus=HOPPER)
+    assert dict(result.variables)["XLA_FLAGS"] == LEVER
+    assert any("fused conv+bias+activation rewrite is off" in n for n in result.notes)
+    assert any(LEVER in c[3] for c in runner.checks)  # checked against this TensorFlow like the cache's flags
+
+
+def test_plan_cache_the_lever_is_part_of_the_key(tmp_path):
+    with_lever = plan(tmp_path, FakeInterpreter(), gpus=HOPPER)
+    without = plan(tmp_path, FakeInterpreter(), gpus=HOPPER, levers=False)
+    assert with_lever.key.digest != without.key.digest
+    assert "XLA_FLAGS" not in dict(without.variables)
+
+
+def test_plan_cache_adds_no_lever_where_none_was_measured(tmp_path):
+    result = plan(tmp_path, FakeInterpreter())
+    assert set(dict(result.variables)) == {"TF_XLA_FLAGS"}
+
+
+def test_plan_cache_keeps_the_users_own_disabled_passes(tmp_path):
+    result = plan(tmp_path, FakeInterpreter(), gpus=HOPPER, XLA_FLAGS="--xla_disable_hlo_passes=algsimp")
+    assert "XLA_FLAGS" not in dict(result.variables)  # theirs stays as it is in the environment
+    assert any("XLA_FLAGS: --xla_disable_hlo_passes is kept" in n for n in result.notes)
+    assert not any("rewrite is off" in n for n in result.notes)
+
+
+def test_plan_cache_refused_lever_leaves_the_cache_working_without_it(tmp_path):
+    runner = FakeInterpreter(refuses=("xla_disable_hlo_passes",))
+    result = plan(tmp_path, runner, gpus=HOPPER)
+    assert result.active and "XLA_FLAGS" not in dict(result.variables)
+    assert not any("rewrite is off" in n for n in result.notes)
