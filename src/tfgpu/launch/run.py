@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,14 +29,18 @@ from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
+from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import slurm_tf_config
+from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import Verdict
 from tfgpu.model.xla_cache import CachePlan
+from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.files import read_regular_or_none
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter, training_python
@@ -49,9 +54,16 @@ MAX_PROBLEMS_SHOWN = 2
 
 
 def child_environment(
-    options: GpuOptions, environ: Mapping[str, str], visible: Sequence[str] | None, cache: CachePlan | None = None
+    options: GpuOptions,
+    environ: Mapping[str, str],
+    visible: Sequence[str] | None,
+    cache: CachePlan | None = None,
+    phases_file: str | None = None,
 ) -> dict[str, str]:
-    """The child's environment: the caller's, the option and XLA cache variables, and the bootstrap when code is needed."""
+    """The child's environment: the caller's, the option and XLA cache variables, and the bootstrap.
+
+    The bootstrap enters when the options need code or the phases are recorded (``phases_file``).
+    """
     env = dict(environ)
     env.update(environment_for(options, visible))
     env.update(dict(cache.variables) if cache else {})
@@ -60,8 +72,11 @@ def child_environment(
         env["TF_CONFIG"] = tf_config
     if visible is not None:
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+    if phases_file:
+        env[PHASES_VARIABLE] = phases_file
     if needs_code(options):
         env["TFGPU_SETUP_JSON"] = json.dumps(options.to_dict())
+    if needs_code(options) or phases_file:
         env["TFGPU_PACKAGE_PARENT"] = PACKAGE_PARENT  # found by the bootstrap's finder, never put on sys.path
         env["PYTHONPATH"] = os.pathsep.join(p for p in (BOOTSTRAP_DIR, env.get("PYTHONPATH", "")) if p)
     return env
@@ -272,7 +287,9 @@ def run_command(
     for line in told:
         if inform:
             inform(line)
-    env = child_environment(options, environ, visible, cache)
+    record_dir = tempfile.TemporaryDirectory(prefix="tfgpu-run-")
+    phases_file = os.path.join(record_dir.name, "phases.json") if workers == 1 else None
+    env = child_environment(options, environ, visible, cache, phases_file)
     try:
         count = nvml.device_count()
     except NvmlUnavailable:
@@ -330,14 +347,24 @@ def run_command(
             if not thread.is_alive():  # a grandchild may still hold the pipe
                 pipe.close()
     seconds = time.monotonic() - start
+    phases = _read_phases(phases_file, start)
+    record_dir.cleanup()
     status = next((c for c in codes if c != 0), 0)
     signal_number = -status if status < 0 else None
     exit_status = status if status >= 0 else 128 - status
-    # Judge from the first GPU activity on: importing TF and loading data are not training.
-    since = sampler.first_busy() if sampler else None
-    stats = sampler.stats(since=since) if sampler else []
+    # Judge the training steps the process measured; without them, from the first GPU activity on
+    # (importing TF and loading data are not training).
+    window = phases.training_window if phases else None
     kept = sampler.samples() if sampler else []
-    busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
+    since: float | None
+    until: float | None
+    if window:
+        since, until = window
+        busy_seconds = window[1] - window[0]
+    else:
+        since, until = (sampler.first_busy() if sampler else None), None
+        busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
+    stats = sampler.stats(since=since, until=until) if sampler else []
     epochs = watch.finished_epochs()
     cache_use = (
         conclude(observation, environ, shlex.join(argv), epochs[0] if epochs else None)
@@ -347,8 +374,10 @@ def run_command(
     run = RunFacts(
         wall_seconds=busy_seconds,
         epoch_seconds=epochs,
+        steps=phases.steps if window and phases else None,
         jit_compile=True if watch.xla_seen else None,
         xla_cache=cache_use,
+        phases=phases,
     )
     failed = (
         INTERRUPTED
@@ -363,7 +392,14 @@ def run_command(
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    return RunReport(exit_status, seconds, verdicts, peak, mean, cache.directory if cache else None, cache_use)
+    return RunReport(exit_status, seconds, verdicts, peak, mean, cache.directory if cache else None, cache_use, phases)
+
+
+def _read_phases(path: str | None, started: float) -> PhaseTimes | None:
+    """The phases the child recorded (launch/phase_recorder.py), None when it wrote none or nothing usable."""
+    data = read_regular_or_none(Path(path), MAX_RECORD_BYTES) if path else None
+    record = parse_record(data) if data is not None else None
+    return phase_times(record, started) if record is not None else None
 
 
 def _plan_cache(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.samples import Verdict
 from tfgpu.model.xla_cache import CacheUse
 
@@ -20,3 +21,5 @@ class RunReport:
     xla_cache_directory: str | None = None
     xla_cache: CacheUse | None = None
     """What the run compiled into and loaded from the XLA cache (None: no cache, or nothing observed)."""
+    phases: PhaseTimes | None = None
+    """Seconds per phase measured inside the training process (None: no Keras training was seen)."""

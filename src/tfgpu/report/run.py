@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from tfgpu.model.phases import Phase, PhaseTimes
 from tfgpu.model.run import RunReport
 from tfgpu.report.monitor import verdict_text
 from tfgpu.report.xla_cache import cache_use_line
@@ -25,4 +26,21 @@ def run_summary(report: RunReport) -> Group:
         else None
     )
     cache = [Text(line, style="cyan")] if line else []
-    return Group(head, *cache, verdict_text(report.verdicts))
+    return Group(head, *cache, *phase_lines(report.phases), verdict_text(report.verdicts))
+
+
+def phase_lines(phases: PhaseTimes | None) -> list[Text]:
+    """Where the time went, one phase a line (seconds and share), or that no training phase was seen."""
+    if phases is None:
+        return [
+            Text(
+                "Phases: no Keras fit() was seen (a custom loop, or it ended before training): the GPU is judged from its first activity on",
+                style="dim",
+            )
+        ]
+    total = phases.total or 1.0
+    lines = [Text("Where the time went:")]
+    for phase, seconds in phases.seconds:
+        steps = f" ({phases.steps} steps)" if phase is Phase.TRAINING and phases.steps else ""
+        lines.append(Text(f"  {phase.value:<44} {seconds:8.1f} s {seconds / total:5.0%}{steps}"))
+    return lines

@@ -1,4 +1,5 @@
 import json
+import os
 from types import SimpleNamespace
 
 from tfgpu.configure.apply import Setup, check_output_layer
@@ -22,6 +23,12 @@ def test_child_environment_carries_options_and_the_bootstrap_only_when_needed():
     assert "TFGPU_SETUP_JSON" not in plain
     coded = child_environment(make_options(precision="auto"), {"PYTHONPATH": "/x"}, None)
     assert json.loads(coded["TFGPU_SETUP_JSON"])["precision"] == "auto" and coded["PYTHONPATH"].endswith("/x")
+
+
+def test_child_environment_with_a_phases_file_brings_the_bootstrap_and_no_setup():
+    env = child_environment(make_options(), {"PYTHONPATH": "/x"}, None, phases_file="/tmp/r/phases.json")
+    assert env["TFGPU_PHASES_FILE"] == "/tmp/r/phases.json" and "TFGPU_SETUP_JSON" not in env
+    assert env["PYTHONPATH"].endswith(os.pathsep + "/x") and env["TFGPU_PACKAGE_PARENT"]
 
 
 def test_workers_get_distinct_ports_and_one_gpu_each():

@@ -1,6 +1,7 @@
 """Runs at the start of the child interpreter of ``tfgpu run`` (its directory is on PYTHONPATH).
 
-It applies the options that need code (precision, XLA, TF32, split, memory limits) by calling
+It starts the phase recorder (launch/phase_recorder.py: when the training's phases begin and
+end, measured in the process itself) and applies the options that need code (precision, XLA, TF32, split, memory limits) by calling
 the configure layer once TensorFlow has been imported by the user's own code, instead of
 importing TF into every Python process the command starts. Being first on PYTHONPATH, it
 shadows any other sitecustomize (a virtualenv's, a site's), so it runs that one too.
@@ -101,6 +102,10 @@ def _run_the_shadowed_sitecustomize() -> None:
 
 if os.environ.get("TFGPU_PACKAGE_PARENT"):
     sys.meta_path.append(_TfgpuFinder(os.environ["TFGPU_PACKAGE_PARENT"]))
+if os.environ.get("TFGPU_PHASES_FILE"):
+    from tfgpu.launch.phase_recorder import start
+
+    start()
 if os.environ.get("TFGPU_SETUP_JSON"):
     _apply_after_tensorflow_import()
 _run_the_shadowed_sitecustomize()

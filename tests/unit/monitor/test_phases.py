@@ -1,0 +1,96 @@
+"""Phases from the recorder's times (monitor/phases.py) and the verdict that names the phase that took the time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfgpu.model.phases import Phase, PhaseTimes
+from tfgpu.model.samples import MetricStats, SampleStats
+from tfgpu.monitor.phases import parse_record, phase_times
+from tfgpu.monitor.verdict import RunFacts, judge
+
+RECORDED = Path(__file__).parents[2] / "fixtures" / "phases" / "keras3-cpu-jit-fit-validation-evaluate.json"
+
+
+def recorded() -> dict:
+    return json.loads(RECORDED.read_text())
+
+
+def test_a_recorded_fit_with_validation_and_evaluate_splits_into_every_phase():
+    record = recorded()
+    phases = phase_times(record, record["start"])
+    assert phases is not None
+    assert [p for p, _ in phases.seconds] == list(Phase)
+    assert phases.steps == 58  # 2 epochs of ceil(1843 / 64) batches
+    # everything but the moments between calls (fit's end to evaluate's begin) is accounted for
+    assert phases.total == pytest.approx(record["exit"] - record["start"], abs=0.1)
+    fit_begin, first_batch, fit_end = record["train"][0]
+    assert phases.of(Phase.FIRST_STEP) == pytest.approx(first_batch - fit_begin)
+    assert phases.training_window == (first_batch, fit_end)
+    inside = sum(e - b for b, _, e in record["test"][:2])  # the two validation passes inside fit
+    assert phases.of(Phase.TRAINING) == pytest.approx(fit_end - fit_begin - inside - (first_batch - fit_begin))
+
+
+def test_without_a_fit_no_phase_is_named():
+    record = recorded() | {"train": []}
+    assert phase_times(record, record["start"]) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\xff\xfe",
+        b"[1, 2]",
+        b'{"train": "x"}',
+        b'{"train": [[1, 2]]}',
+        b'{"train": [["1", null, 2]]}',
+        b'{"train": [[5, 6, 1]]}',
+    ],
+)
+def test_a_malformed_record_gives_no_phases_and_no_exception(data):
+    record = parse_record(data)
+    assert record is None or phase_times(record, 0.0) is None
+
+
+def test_non_finite_and_out_of_order_times_are_left_out():
+    record = {"tensorflow": float("nan"), "exit": 1.0, "train": [[2.0, 9.0, 4.0]], "steps": -3}
+    phases = phase_times(record, 0.0)
+    assert phases is not None
+    assert phases.of(Phase.FIRST_STEP) is None and phases.of(Phase.STARTUP) is None and phases.of(Phase.AFTER) is None
+    assert phases.steps == 0 and phases.training_window is None
+
+
+def busy(util: float) -> SampleStats:
+    m = MetricStats(util, util, util, util, 10)
+    return SampleStats(0, 10, 1.0, (("utilization_percent", m),), (), 0.0, 140e9, 1980, False)
+
+
+# The seeds' MNIST CNN on the H200 with Keras's defaults and verbose=0 (issue 23): 84 s in all,
+# 60 of them in XLA's first-step compilation, then 5 epochs of 2 s.
+MNIST_H200 = PhaseTimes(
+    ((Phase.STARTUP, 13.0), (Phase.PREPARE, 1.0), (Phase.FIRST_STEP, 60.0), (Phase.TRAINING, 10.0)),
+    (74.0, 84.0),
+    4690,
+)
+
+
+def test_a_first_step_longer_than_the_training_is_the_headline_with_its_seconds():
+    verdicts = judge([busy(1)], RunFacts(phases=MNIST_H200, jit_compile=True))
+    assert verdicts[0].id == "first-step-compile"
+    assert "60 s of the run's 84 s" in verdicts[0].summary
+    assert "XLA compilation" in verdicts[0].detail and "10.0 s" in verdicts[0].detail
+
+
+def test_a_short_first_step_is_not_named():
+    quick = PhaseTimes(((Phase.FIRST_STEP, 3.0), (Phase.TRAINING, 100.0)), (3.0, 103.0), 1000)
+    assert "first-step-compile" not in [v.id for v in judge([busy(95)], RunFacts(phases=quick))]
+
+
+def test_a_first_step_shorter_than_the_training_follows_the_gpu_verdict():
+    long = PhaseTimes(((Phase.FIRST_STEP, 30.0), (Phase.TRAINING, 600.0)), (30.0, 630.0), 10000)
+    ids = [v.id for v in judge([busy(95)], RunFacts(phases=long, jit_compile=True))]
+    assert ids == ["gpu-busy", "first-step-compile"]
