@@ -55,6 +55,8 @@ class CliEnvironment:
     """The TensorFlow children (doctor's probe, bench, burn, tune) with the interpreter to run them."""
     user: str | None = None
     host: str | None = None
+    home: str | None = None
+    """This user's home directory, which ``--markdown`` removes wherever it is (not only under /home)."""
 
     @contextlib.contextmanager
     def progress(self, message: str) -> Iterator[None]:
@@ -80,4 +82,5 @@ class CliEnvironment:
             color=color,
             user=_user(),
             host=socket.gethostname(),
+            home=os.path.expanduser("~"),
         )

@@ -1,62 +1,51 @@
 """A paste-ready bug report with personal data removed (collect_env's anonymisation, extended).
 
-Removed: the user name, the host name (and its first label, which paths and prompts carry),
-home directories, GPU and MIG UUIDs, credentials in any URL, the values of environment
-variables whose names look secret, the whole of TF_CONFIG but its task (cluster hosts and
-ports), plus well-known token shapes anywhere. ``--json`` is not redacted: docs/security.md.
+What ``report/redaction.py`` removes from any text, plus the values of environment variables
+whose names look secret and the whole of TF_CONFIG but its task's type and index. Every string
+from the machine is escaped for Markdown (no HTML, image, link or @mention from a GPU name), and
+no fence or code span can be closed by the text inside it. ``--json`` is not redacted:
+docs/security.md.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from tfgpu.model.findings import Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.report.json import report_document, verdict
+from tfgpu.report.redaction import SECRET_NAME, Redactions, home_users, redact
 from tfgpu.report.sanitize import printable_tree
 
-_UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|KEY|AUTH|CREDENTIAL|COOKIE|SESSION", re.I)
-_TOKEN_SHAPES = re.compile(
-    r"\b(ghp_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|"
-    r"sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\b"
-)
-_URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@:'\"]+(?::[^/\s@'\"]*)?@")
-_HOME = re.compile(r"(/home/|/Users/|C:\\\\Users\\\\|C:\\Users\\)([^/\\\s\"']+)")
+TASK_TYPES = frozenset({"worker", "chief", "master", "ps", "evaluator"})
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()#+!~|])")
+_BACKTICKS = re.compile(r"`+")
+
+__all__ = ["Redactions", "render_markdown"]
 
 
-@dataclass(frozen=True)
-class Redactions:
-    """Identifying strings of this machine, gathered by the caller (the report never collects)."""
-
-    user: str | None = None
-    host: str | None = None
-
-
-def redact(text: str, redactions: Redactions) -> str:
-    """Remove personal and secret data from any text.
+def markdown_text(text: str) -> str:
+    r"""Text that stays text in a GitHub table cell: no HTML, image, link, emphasis or @mention.
 
     Examples:
-        >>> redact("/home/ada/x on ada-laptop GPU-12345678-1234-1234-1234-123456789abc", Redactions("ada", "ada-laptop"))
-        '/home/<user>/x on <host> GPU-<uuid>'
-        >>> redact("https://u:p@data.example/x and /srv/node7/data", Redactions(None, "node7.cluster.local"))
-        'https://<credentials>@data.example/x and /srv/<host>/data'
+        >>> markdown_text("<img src=x> ![a](b) @team *b*")
+        '&lt;img src=x&gt; \\!\\[a\\]\\(b\\) @\u200bteam \\*b\\*'
     """
-    out = _UUID.sub(lambda m: f"{m.group(1)}-<uuid>", text)
-    out = _TOKEN_SHAPES.sub("<token>", out)
-    out = _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}<credentials>@", out)
-    out = _HOME.sub(lambda m: f"{m.group(1)}<user>", out)
-    if redactions.host and len(redactions.host) > 2:
-        out = re.sub(re.escape(redactions.host), "<host>", out, flags=re.I)
-        short = redactions.host.split(".", 1)[0]
-        if short != redactions.host and len(short) > 2:
-            out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(short)}(?![A-Za-z0-9])", "<host>", out, flags=re.I)
-    if redactions.user and len(redactions.user) > 2:
-        out = re.sub(rf"\b{re.escape(redactions.user)}\b", "<user>", out)
-    return out
+    out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _MARKDOWN_SPECIAL.sub(r"\\\1", out)
+    return out.replace("@", "@\u200b").replace("\n", " ")
+
+
+def code_span(text: str) -> str:
+    """An inline code span that its content cannot end (a fence longer than any backtick run in it)."""
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    body = text.replace("|", "\\|").replace("\n", " ")
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _redact_environ(doc: dict[str, Any]) -> None:
@@ -66,15 +55,21 @@ def _redact_environ(doc: dict[str, Any]) -> None:
 
 
 def _environ_value(name: str, value: str) -> str:
-    """A variable's value as the report may show it."""
-    if _SECRET_NAME.search(name):
+    """A variable's value as the report may show it: TF_CONFIG keeps only its task's type and index."""
+    if SECRET_NAME.search(name):
         return "<redacted>"
     if name == "TF_CONFIG":
         try:
             task = json.loads(value).get("task")
         except (ValueError, AttributeError):
             return "<redacted>"
-        return json.dumps({"cluster": "<redacted>", "task": task})
+        task = task if isinstance(task, dict) else {}
+        kept = {
+            k: v
+            for k, v in task.items()
+            if (k == "type" and v in TASK_TYPES) or (k == "index" and isinstance(v, int) and not isinstance(v, bool))
+        }
+        return json.dumps({"cluster": "<redacted>", "task": kept})
     return value
 
 
@@ -86,25 +81,34 @@ def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
     lines = [
         "### tfgpu doctor report",
         "",
-        f"**Verdict:** {verdict(diagnosis)}  ",
-        f"**tfgpu:** {diagnosis.facts.tfgpu_version or 'unknown'}",
+        f"**Verdict:** {markdown_text(redact(verdict(diagnosis), redactions))}  ",
+        f"**tfgpu:** {markdown_text(diagnosis.facts.tfgpu_version or 'unknown')}",
         "",
         "| | finding | summary | fix |",
         "|---|---|---|---|",
     ]
     marks = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARNING: "⚠️", Severity.ERROR: "❌"}
+    facts = json.dumps(doc["facts"], indent=1)
+    # Redacted before escaping: an escaped ``_`` or ``@`` would hide a token or a user from the patterns.
+    raw = "\n".join([facts, *(f"{f.summary}\n{f.hint or ''}" for f in diagnosis.findings)])
+    redactions = replace(redactions, others=tuple(sorted(home_users(raw))))
+
+    def clean(text: str) -> str:
+        return redact(text, redactions)
+
     for f in diagnosis.findings:
-        # A hint that holds backticks itself would break an inline code span.
-        fix = f"`{f.hint}`" if f.hint and "`" not in f.hint else f.hint
-        cells = [marks[f.severity], f"`{f.id}`", f.summary, fix]
-        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        hint = code_span(clean(f.hint)) if f.hint else ""
+        cells = [marks[f.severity], code_span(f.id), markdown_text(clean(f.summary)), hint]
+        lines.append("| " + " | ".join(cells) + " |")
+    facts = clean(facts)
+    fence = "`" * max(3, 1 + max((len(m.group(0)) for m in _BACKTICKS.finditer(facts)), default=0))
     lines += [
         "",
         "<details><summary>Collected facts (JSON)</summary>",
         "",
-        "```json",
-        json.dumps(doc["facts"], indent=1),
-        "```",
+        f"{fence}json",
+        facts,
+        fence,
         "",
         "</details>",
         "",

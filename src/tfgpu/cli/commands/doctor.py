@@ -206,7 +206,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     elif args.markdown:
         from tfgpu.report.markdown import Redactions, render_markdown
 
-        env.stdout.write(render_markdown(diagnosis, Redactions(env.user, env.host)))
+        env.stdout.write(render_markdown(diagnosis, Redactions(env.user, env.host, env.home)))
     else:
         from tfgpu.report.text import make_console, render_text  # rich loads only for humans
 
