@@ -68,12 +68,19 @@ def collect_gpu_facts(client: NvmlClient) -> tuple[GpuFacts, ...]:
     return tuple(_gpu(client, index, count) for index in range(count))
 
 
+MAX_LINKED_GPUS = 64
+"""Pairs are asked only up to this many GPUs: links are count² NVML calls (1,000 GPUs took 60 s), and
+no machine has more GPUs that talk peer to peer; beyond it the links are "not collected"."""
+
+
 def collect_links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...]:
     """How GPU ``index`` reaches each of the other ``count - 1`` GPUs.
 
     Raises:
-        NvmlUnavailable: NVML cannot say (a GPU lost, an old driver).
+        NvmlUnavailable: NVML cannot say (a GPU lost, an old driver), or ``count`` is above MAX_LINKED_GPUS.
     """
+    if count > MAX_LINKED_GPUS:
+        raise NvmlUnavailable(f"not collected for {count} GPUs (pairs are asked up to {MAX_LINKED_GPUS})", "tfgpu")
     return tuple(GpuLink(peer, client.link_to(index, peer)) for peer in range(count) if peer != index)
 
 

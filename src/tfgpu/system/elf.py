@@ -59,6 +59,11 @@ def read_dynamic(path: str) -> DynamicInfo:
             raise ElfError(f"{path}: truncated ELF file") from exc
 
 
+MAX_STRING_BYTES = 64 * 1024
+"""Longest string kept from the dynamic string table: a RUNPATH of many directories fits; a string with no
+terminator (a crafted file) is cut there instead of being read to the end of the file."""
+
+
 def _parse(fh: BinaryIO, lay: _Layout, header: bytes) -> DynamicInfo:
     # Program headers, not sections: the section table may be stripped, segments never are.
     if lay.is64:
@@ -78,14 +83,21 @@ def _parse(fh: BinaryIO, lay: _Layout, header: bytes) -> DynamicInfo:
     strtab_offset = _file_offset(strtab_vaddr, [s for s in segments if s[0] == PT_LOAD])
 
     def string(offset: int) -> str:
+        """The NUL-terminated string at ``offset``, at most MAX_STRING_BYTES (linear: each piece is searched once)."""
         fh.seek(strtab_offset + offset)
-        chunk = b""
-        while b"\0" not in chunk:
-            more = fh.read(256)
+        pieces: list[bytes] = []
+        size = 0
+        while size < MAX_STRING_BYTES:
+            more = fh.read(min(4096, MAX_STRING_BYTES - size))
             if not more:
                 break
-            chunk += more
-        return chunk.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+            end = more.find(b"\0")
+            if end >= 0:
+                pieces.append(more[:end])
+                break
+            pieces.append(more)
+            size += len(more)
+        return b"".join(pieces).decode("utf-8", errors="replace")
 
     def values(tag: int) -> list[str]:
         return [string(v) for t, v in entries if t == tag]
