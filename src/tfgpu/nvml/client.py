@@ -185,8 +185,45 @@ TOPOLOGY_LEVELS: dict[int, str] = {
 }
 
 
+INIT_DEADLINE_SECONDS = 20.0
+"""How long nvmlInit may take: a healthy driver answers in well under a second (a few seconds on a
+many-GPU machine without the persistence daemon); one that never returns must not hang the doctor or
+the monitor (issue 25), so the call runs on its own thread and NVML counts as unavailable after this."""
+
+
+def _initialised(deadline_seconds: float) -> ModuleType:
+    """The binding after nvmlInit, which runs on a daemon thread so that a hung driver costs the deadline, not the process.
+
+    Raises:
+        NvmlUnavailable: no binding, nvmlInit failed, or it did not return within the deadline.
+    """
+    outcome: list[ModuleType | BaseException] = []
+
+    def init() -> None:
+        try:
+            nvml = _load_binding()
+            nvml.nvmlInit()
+            outcome.append(nvml)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread as it is
+            outcome.append(exc)
+
+    thread = threading.Thread(target=init, name="tfgpu-nvml-init", daemon=True)
+    thread.start()
+    thread.join(deadline_seconds)
+    if not outcome:
+        raise NvmlUnavailable(
+            f"nvmlInit did not return within {deadline_seconds:.0f} s (a hung driver or a GPU in a bad state: "
+            "check dmesg and nvidia-smi)",
+            "nvml:nvmlInit",
+            kind="Timeout",
+        )
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
 class PynvmlClient:
-    """NvmlClient over nvidia-ml-py. Thread-safe; initialises on first use."""
+    """NvmlClient over nvidia-ml-py. Thread-safe; initialises on first use, within INIT_DEADLINE_SECONDS."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -202,8 +239,7 @@ class PynvmlClient:
             if self._init_error is not None:
                 raise self._init_error
             try:
-                nvml = _load_binding()
-                nvml.nvmlInit()
+                nvml = _initialised(INIT_DEADLINE_SECONDS)
             except NvmlUnavailable as exc:
                 self._init_error = exc
                 raise

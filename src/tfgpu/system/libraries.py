@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -264,10 +265,11 @@ def locate_xla_tools(
     roots = cuda_roots(environ, site_dirs, root)
     path_dirs = [(p, "path") for p in environ.get("PATH", "").split(":") if p]
     ptxas: list[LibraryCopy] = []
+    deadline = time.monotonic() + PTXAS_BUDGET_SECONDS
     for root, origin in [(os.path.join(r, "bin"), o) for r, o in roots] + path_dirs:
         candidate = os.path.join(root, "ptxas")
         if os.path.isfile(candidate) and candidate not in [c.path for c in ptxas]:
-            ptxas.append(LibraryCopy(candidate, origin, _ptxas_version(candidate, runner)))
+            ptxas.append(LibraryCopy(candidate, origin, _ptxas_version(candidate, runner, deadline)))
     libdevice: list[LibraryCopy] = []
     for root, origin in roots:
         candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
@@ -279,8 +281,16 @@ def locate_xla_tools(
     )
 
 
-def _ptxas_version(path: str, runner: CommandRunner) -> str | Unavailable:
-    result = runner.run((path, "--version"), 10)
+PTXAS_BUDGET_SECONDS = 10.0
+"""All the ``ptxas --version`` calls of one doctor share this: ten hanging copies on PATH took 100 s
+one after another (issue 25); once it is spent, the copies left are named but not asked."""
+
+
+def _ptxas_version(path: str, runner: CommandRunner, deadline: float) -> str | Unavailable:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return Unavailable(f"not asked: the ptxas copies before it used the {PTXAS_BUDGET_SECONDS:.0f} s budget", path)
+    result = runner.run((path, "--version"), left)
     match = _PTXAS_VERSION.search(result.stdout)
     return match.group(2) if match else Unavailable("ptxas --version gave no version", path)
 

@@ -1,0 +1,52 @@
+"""A call that never returns costs a deadline, not the command (issue 25 class 4): nvmlInit, hanging ptxas copies."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from tfgpu.nvml import client as nvml_client
+from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system import libraries
+from tfgpu.system.runner import SubprocessRunner
+
+
+@pytest.mark.timeout(30)
+def test_a_hung_nvml_init_becomes_unavailable_after_the_deadline(monkeypatch):
+    released = threading.Event()
+    hung = SimpleNamespace(nvmlInit=lambda: released.wait(), nvmlDeviceGetCount=lambda: 1)
+    monkeypatch.setattr(nvml_client, "_load_binding", lambda: hung)
+    monkeypatch.setattr(nvml_client, "INIT_DEADLINE_SECONDS", 0.2)
+    client = nvml_client.PynvmlClient()
+    with pytest.raises(NvmlUnavailable, match="did not return"):
+        client.device_count()
+    with pytest.raises(NvmlUnavailable, match="did not return"):  # remembered: not waited for again
+        client.driver_version()
+    released.set()
+
+
+def test_an_init_error_still_reaches_the_caller(monkeypatch):
+    def refuse() -> None:
+        raise RuntimeError("NVML Shared Library Not Found")
+
+    monkeypatch.setattr(nvml_client, "_load_binding", lambda: SimpleNamespace(nvmlInit=refuse))
+    with pytest.raises(NvmlUnavailable):
+        nvml_client.PynvmlClient().device_count()
+
+
+@pytest.mark.timeout(60)
+def test_hanging_ptxas_copies_share_one_budget(tmp_path, monkeypatch):
+    monkeypatch.setattr(libraries, "PTXAS_BUDGET_SECONDS", 1.0)
+    dirs = []
+    for n in range(10):
+        d = tmp_path / f"bin{n}"
+        d.mkdir()
+        (d / "ptxas").write_text("#!/bin/sh\nsleep 1000\n")
+        (d / "ptxas").chmod(0o755)
+        dirs.append(str(d))
+    ptxas, _ = libraries.locate_xla_tools({"PATH": ":".join(dirs)}, [], SubprocessRunner(), root=str(tmp_path))
+    reasons = [str(getattr(c.version, "reason", c.version)) for c in ptxas.copies]
+    assert len(reasons) == 10
+    assert sum("not asked" in r for r in reasons) >= 8  # the budget went to the first one or two
