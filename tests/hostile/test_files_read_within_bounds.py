@@ -11,6 +11,8 @@ import pytest
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
 from tfgpu.system.files import read_regular
+from tfgpu.system.packages import collect_packages
+from tfgpu.system.tf_install import BUILD_INFO, collect_tensorflow
 from tfgpu.xlacache.key import cpu_model
 
 
@@ -51,3 +53,24 @@ def test_a_fifo_for_keras_json_or_cpuinfo_blocks_nothing(tmp_path):
     assert keras_flavour({"KERAS_HOME": str(tmp_path)}) is KerasFlavour.TENSORFLOW
     os.mkfifo(tmp_path / "cpuinfo")
     assert cpu_model(tmp_path / "cpuinfo")  # the machine's architecture alone
+
+
+@pytest.mark.timeout(60)
+def test_a_fifo_or_device_for_metadata_build_info_or_setup_blocks_nothing(tmp_path):
+    site = tmp_path / "site-packages"
+    (site / "tensorflow-2.21.0.dist-info").mkdir(parents=True)
+    os.mkfifo(site / "tensorflow-2.21.0.dist-info" / "METADATA")
+    (site / "keras-3.15.1.dist-info").mkdir()
+    os.symlink("/dev/zero", site / "keras-3.15.1.dist-info" / "METADATA")
+    (site / "nvidia_cudnn_cu12-9.3.0.75.dist-info").mkdir()
+    (site / "nvidia_cudnn_cu12-9.3.0.75.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\nVersion: 9.3.0.75\n\n" + "x" * 10**6
+    )
+    packages = collect_packages([str(site)])
+    assert [(d.name, d.version) for d in packages.distributions] == [("nvidia-cudnn-cu12", "9.3.0.75")]
+    build = site / "tensorflow" / BUILD_INFO
+    build.parent.mkdir(parents=True)
+    (site / "tensorflow" / "__init__.py").write_text("")
+    os.mkfifo(build)
+    tf = collect_tensorflow(packages, search_path=[str(site)])
+    assert tf is not None and "not a regular file" in str(tf.build)

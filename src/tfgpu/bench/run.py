@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -11,9 +13,11 @@ from tfgpu.bench.naming import entry_name
 from tfgpu.knowledge.measured import best_measured, peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
+from tfgpu.model.errors import UsageError
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
+from tfgpu.system.files import read_regular
 
 
 def _child_env(spec: Mapping[str, Any]) -> dict[str, str]:
@@ -124,7 +128,46 @@ def run_benchmark(
     )
 
 
-def compare(current: BenchmarkResult, previous: Mapping[str, Any]) -> dict[str, float]:
+MAX_PREVIOUS_BYTES = 16 << 20
+
+
+def previous_figures(document: Any) -> dict[str, float]:
+    """The figures of a saved ``bench --json`` document, per entry name; entries without one are left out.
+
+    Raises:
+        UsageError: it is not such a document (checked before the suite runs, not after).
+    """
+    entries = document.get("entries") if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        raise UsageError("not a tfgpu bench --json document: no list of entries")
+    figures = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or entry.get("ok") is not True:
+            continue
+        value = entry.get("value")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+            figures[entry["name"]] = float(value)
+    return figures
+
+
+def load_previous(path: str) -> dict[str, float]:
+    """``previous_figures`` of the file at ``path``, read within MAX_PREVIOUS_BYTES (regular files only).
+
+    Raises:
+        UsageError: unreadable, too large, not JSON or not a bench document.
+    """
+    try:
+        document = json.loads(read_regular(path, MAX_PREVIOUS_BYTES).decode("utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: not JSON ({exc})") from None
+    try:
+        return previous_figures(document)
+    except UsageError as exc:
+        raise UsageError(f"cannot compare with {path}: {exc}") from None
+
+
+def compare(current: BenchmarkResult, previous: Mapping[str, float]) -> dict[str, float]:
     """Ratio current/previous per entry name, for ``--compare old.json``."""
-    old = {e["name"]: e.get("value") for e in previous.get("entries", []) if e.get("ok") and e.get("value")}
-    return {e.name: e.value / old[e.name] for e in current.entries if e.ok and e.value and e.name in old}
+    return {e.name: e.value / previous[e.name] for e in current.entries if e.ok and e.value and e.name in previous}

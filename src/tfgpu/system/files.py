@@ -40,6 +40,30 @@ def read_regular(path: str | Path, max_bytes: int) -> bytes:
         os.close(fd)
 
 
+def read_regular_head(path: str | Path, max_bytes: int) -> bytes | None:
+    """The first ``max_bytes`` of a regular file (for headers at its start), None where it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        total = 0
+        while total < max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_regular_or_none(path: str | Path, max_bytes: int) -> bytes | None:
     """``read_regular``, or None where it raises (for facts that may simply be absent)."""
     try:

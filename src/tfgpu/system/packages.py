@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from email.parser import BytesHeaderParser
 from pathlib import Path
 
 from tfgpu.model.facts import Distribution, PackageFacts
+from tfgpu.system.files import read_regular_head
 
 TF_DISTRIBUTIONS = (
     "tensorflow",
@@ -77,11 +78,30 @@ def collect_packages(paths: Iterable[str] | None = None) -> PackageFacts:
     """
     found: dict[str, Distribution] = {}
     for path in _candidates(sys.path if paths is None else paths):
-        dist = md.PathDistribution(path)
-        raw = dist.metadata["Name"] if dist.metadata else None
-        if not raw:
+        raw, version = _name_and_version(path)
+        if not raw or not version:
             continue
         name = normalise(raw)
         if is_relevant(name) and name not in found:
-            found[name] = Distribution(name, dist.version, str(path.parent))
+            found[name] = Distribution(name, version, str(path.parent))
     return PackageFacts(tuple(sorted(found.values(), key=lambda d: d.name)))
+
+
+MAX_METADATA_HEAD_BYTES = 256 * 1024
+"""Name and Version are among the first headers; a long description after them is not needed."""
+
+
+def _name_and_version(path: Path) -> tuple[str | None, str | None]:
+    """The Name and Version headers of a ``.dist-info`` METADATA or an ``.egg-info`` PKG-INFO (file or directory).
+
+    Read as importlib.metadata would, but from the first MAX_METADATA_HEAD_BYTES of a regular file
+    only: a FIFO or a device where METADATA should be hung the doctor or grew it without bound.
+    """
+    inside = "METADATA" if path.suffix == ".dist-info" else "PKG-INFO"
+    target = path / inside if path.is_dir() else path
+    head = read_regular_head(target, MAX_METADATA_HEAD_BYTES)
+    if head is None:
+        return None, None
+    headers = BytesHeaderParser().parsebytes(head.split(b"\n\n", 1)[0] + b"\n")
+    name, version = headers.get("Name"), headers.get("Version")
+    return (str(name).strip() if name else None), (str(version).strip() if version else None)

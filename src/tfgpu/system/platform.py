@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tfgpu.model.facts import HostFacts, PciDevice
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.system.files import read_regular_or_none
 
 # PCI vendor ids (pci.ids): what the doctor recognises on the bus.
 VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x19e5": "Huawei"}
@@ -19,11 +20,13 @@ _ACCELERATOR_CLASSES = ("0x03", "0x12")
 DEVICE_NODE_GLOBS = ("nvidia*", "dxg", "kfd", "davinci*", "dri/renderD*")
 
 
+MAX_SYSTEM_FILE_BYTES = 1 << 20
+
+
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return None
+    """A /proc, /sys or /etc file, read only if it is a regular one and within MAX_SYSTEM_FILE_BYTES."""
+    data = read_regular_or_none(path, MAX_SYSTEM_FILE_BYTES)
+    return data.decode("utf-8", errors="replace") if data is not None else None
 
 
 def detect_wsl(proc_version: str | None, environ: Mapping[str, str]) -> bool:

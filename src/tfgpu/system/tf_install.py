@@ -16,12 +16,15 @@ from pathlib import Path
 from tfgpu.model.facts import PackageFacts, TensorFlowFacts, TfBuildInfo
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.elf import ElfError, expand_origin, read_dynamic
+from tfgpu.system.files import read_regular
 from tfgpu.system.packages import TF_DISTRIBUTIONS
 
 # dso_loader.cc is compiled into libtensorflow_framework, and glibc's dlopen() searches the
 # RUNPATH of the calling object: this one RUNPATH decides which CUDA libraries TF can find.
 TF_SHARED_OBJECTS = ("libtensorflow_framework.so.2",)
 BUILD_INFO = "python/platform/build_info.py"
+MAX_SOURCE_BYTES = 1 << 20
+"""build_info.py and setup.py are a few kB; more (or a FIFO, or a device) is not TensorFlow's file."""
 
 
 def find_tensorflow_dir(search_path: list[str] | None = None) -> Path | None:
@@ -105,7 +108,8 @@ def read_runpaths(package_dir: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def _files_version(package_dir: Path) -> str | None:
     setup = package_dir / "tools/pip_package/setup.py"
     try:
-        match = re.search(r"^_VERSION = '([^']+)'", setup.read_text(errors="replace"), re.M)
+        text = read_regular(setup, MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+        match = re.search(r"^_VERSION = '([^']+)'", text, re.M)
     except OSError:
         return None
     return match.group(1) if match else None
@@ -126,7 +130,7 @@ def collect_tensorflow(
     build_file = package_dir / BUILD_INFO
     build: TfBuildInfo | Unavailable
     try:
-        build = parse_build_info(build_file.read_text(errors="replace"))
+        build = parse_build_info(read_regular(build_file, MAX_SOURCE_BYTES).decode("utf-8", errors="replace"))
     except OSError as exc:
         build = Unavailable(f"cannot read build_info.py: {exc.strerror or exc}", str(build_file))
     except (ValueError, SyntaxError) as exc:

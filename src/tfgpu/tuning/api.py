@@ -14,6 +14,7 @@ from tfgpu.model.tune import TrialConfig, TuneResult
 from tfgpu.nvml.client import NvmlClient, PynvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import worker_runner
+from tfgpu.system.files import read_regular
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
@@ -123,6 +124,8 @@ def tune(
 
 
 SCRIPT_FUNCTIONS = ("build_model", "make_dataset")
+MAX_SCRIPT_BYTES = 16 << 20
+"""A tune script is source code: more than this (or a FIFO) is refused, not read."""
 
 
 def script_baseline(script: str, batch_size: int | None) -> TrialConfig:
@@ -132,8 +135,7 @@ def script_baseline(script: str, batch_size: int | None) -> TrialConfig:
         OSError, SyntaxError, ValueError, TypeError: unreadable script, not a tune script, or a bad BASELINE.
     """
     values: dict[str, object] = {}
-    with open(script, encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
+    tree = ast.parse(read_regular(script, MAX_SCRIPT_BYTES).decode("utf-8"))
     defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     missing = [name for name in SCRIPT_FUNCTIONS if name not in defined]
     if missing:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tfgpu.bench.naming import entry_name
-from tfgpu.bench.run import compare, run_benchmark
+from tfgpu.bench.run import compare, previous_figures, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.knowledge.measured import peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
@@ -63,7 +63,7 @@ def test_results_are_shaped_from_the_recorded_envelope_and_compared():
     assert all(e.ok for e in result.entries) and result.entries[0].unit == "TFLOP/s"
     assert result.entries[0].relative_error < 1e-5 and result.entries[0].peak is None  # on the CPU: no peak
     previous = {"entries": [{"name": result.entries[0].name, "ok": True, "value": result.entries[0].value / 2}]}
-    assert compare(result, previous) == {result.entries[0].name: pytest.approx(2.0)}
+    assert compare(result, previous_figures(previous)) == {result.entries[0].name: pytest.approx(2.0)}
 
 
 def test_a_crashed_child_gives_failed_entries_with_the_reason():

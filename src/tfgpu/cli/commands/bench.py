@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from tfgpu.bench.run import compare, run_benchmark
+from tfgpu.bench.run import compare, load_previous, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
@@ -28,12 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Run the suite in a TensorFlow child and print the table (or JSON)."""
-    previous = None
-    if args.compare:
-        try:
-            previous = json.loads(Path(args.compare).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read {args.compare}: {exc}") from None
+    previous = load_previous(args.compare) if args.compare else None
     if args.save and not Path(args.save).resolve().parent.is_dir():
         raise UsageError(f"cannot write {args.save}: no such directory")
     nvml = env.nvml_factory()
@@ -54,7 +48,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             environ=env.environ,
             timeout_seconds=args.timeout,
         )
-    ratios = compare(result, previous) if previous else None
+    ratios = compare(result, previous) if previous is not None else None
     from tfgpu.report.bench import render_bench_json
 
     document = render_bench_json(result, ratios) if args.save or args.json else ""
