@@ -65,7 +65,8 @@ def test_bad_run_arguments_are_usage_errors(args, message):
     assert result.returncode == 2 and message in result.stderr and "internal error" not in result.stderr
 
 
-def test_sigterm_to_run_ends_the_grandchildren_too(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_to_run_ends_the_command_and_its_grandchildren(tmp_path, sig):
     pidfile = tmp_path / "grandchild.pid"
     script = f"sleep 300 & echo $! > {pidfile}; wait"
     proc = subprocess.Popen(
@@ -77,7 +78,7 @@ def test_sigterm_to_run_ends_the_grandchildren_too(tmp_path):
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.1)
     grandchild = int(pidfile.read_text())
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     proc.wait(timeout=30)
     time.sleep(0.2)
     try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import gzip
+import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, cast
 
@@ -26,6 +28,24 @@ def looks_binary(head: bytes) -> bool:
 
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Prefixed:
+    """A stream whose first bytes were already read (to sniff it), put back in front of the rest."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head = head
+        self.stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes: the head first, then the stream."""
+        if self.head:
+            out, self.head = (
+                (self.head, b"") if size < 0 or size >= len(self.head) else (self.head[:size], self.head[size:])
+            )
+            return out
+        return self.stream.read(size)
 
 
 class _Utf16AsUtf8:
@@ -46,6 +66,21 @@ class _Utf16AsUtf8:
             text = self.decoder.decode(raw)
             if text:  # an odd byte alone decodes to nothing yet: read on
                 return text.encode("utf-8")
+
+
+class _Gunzip:
+    """A gzip stream read as its text; damaged or cut-off data ends it where it stops making sense."""
+
+    def __init__(self, stream: _Prefixed) -> None:
+        self.file = gzip.GzipFile(fileobj=stream)  # type: ignore[call-overload]
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` decompressed bytes; b"" at the end or where the data is damaged."""
+        try:
+            data: bytes = self.file.read(size)
+            return data
+        except (OSError, EOFError, zlib.error):
+            return b""
 
 
 def _bounded(line: bytes) -> bytes:
@@ -78,6 +113,11 @@ class LogReader:
         first = self.stream.read(min(SNIFF_BYTES, self.chunk_bytes))
         if not first:
             raise NotALogError("the log is empty")
+        if first.startswith(GZIP_MAGIC):  # `explain train.log.gz`: read through, as zcat would
+            self.stream = cast(BinaryIO, _Gunzip(_Prefixed(first, self.stream)))
+            first = self.stream.read(min(SNIFF_BYTES, self.chunk_bytes))
+            if not first:
+                raise NotALogError("the compressed log is empty or not gzip data")
         if first.startswith(UTF16_BOMS):
             utf16 = _Utf16AsUtf8(first, self.stream)
             self.stream = cast(BinaryIO, utf16)

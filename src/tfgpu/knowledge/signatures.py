@@ -313,6 +313,12 @@ class _Keywords:
         )
 
 
+_PROGRESS = re.compile(
+    r"^\s{0,16}\d{1,9}/\d{1,9}\s|━|(?<!\d)\d{1,3}%\|| ETA[: ]|(?<![\d.])\d{1,6}(?:\.\d{1,3})?(?:it|s)/(?:s|it)\b"
+)
+"""A progress redraw (Keras's "12/750 ━━━", tqdm's "40%|", "ETA"): not a line to read unless it is the last."""
+
+
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
@@ -347,13 +353,24 @@ class LogScanner:
         self._pending: list[tuple[int, str]] = []
 
     def feed(self, raw: str) -> None:
-        """One line of the log, with or without its newline (matched with its block, at the latest by ``result``)."""
+        r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
+
+        A line with ``\r`` in it is several lines to a reader: a log written with CR alone, or an
+        error that a short progress redraw covered only in part. Each part is read, except the
+        progress redraws before the last part (3,000 Keras updates on one line are one update).
+        """
         self.lines += 1
         line = raw.rstrip("\r\n")
-        if "\r" in line:
-            # Progress bars redraw with \r: what the terminal shows last is what was printed after
-            # the last one (an error after 3,000 Keras updates on one line), so that is what is read.
-            line = line.rsplit("\r", 1)[-1]
+        if "\r" not in line:
+            self._feed_part(line)
+            return
+        *before, last = line.split("\r")
+        for part in before:
+            if part.strip() and not _PROGRESS.search(part):
+                self._feed_part(part)
+        self._feed_part(last)
+
+    def _feed_part(self, line: str) -> None:
         if len(line) > MAX_LINE_CHARS:
             self.long_lines += 1
             line = line[:MAX_LINE_CHARS]

@@ -188,6 +188,8 @@ _SCRIPT_OWN_ERROR = frozenset({"unrecognised-python-exception", "unrecognised-tf
 
 
 ORPHAN_GRACE_SECONDS = 5.0
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Passed on to the command: a SIGHUP (the terminal closed, or kill -HUP) ended tfgpu and left the command running."""
 
 
 def end_adopted_orphans() -> None:
@@ -312,7 +314,7 @@ def run_command(
 
     # Installed before the first child starts: a SIGTERM that came between the start and the handler
     # would end tfgpu alone and leave the command running.
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     observing = observe(cache) if cache else contextlib.nullcontext()
     try:
         with observing as observation:
@@ -330,7 +332,7 @@ def run_command(
             if sampler:
                 sampler.start()
             codes = [proc.wait() for proc in procs]
-            if signal.SIGTERM in stopped:
+            if {signal.SIGTERM, signal.SIGHUP} & set(stopped):
                 end_adopted_orphans()
     except FileNotFoundError:
         for proc in procs:

@@ -31,10 +31,10 @@ def collect_environ(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(keep.items()))
 
 
-_INDEX = re.compile(r"^\d+$")
+_INDEX = re.compile(r"^[0-9]+$")  # CUDA reads ASCII digits; Python's \d also takes "٣" and "²"
 # GPU-<uuid>, MIG-<uuid>, and the older MIG-GPU-<uuid>/<gi>/<ci>; anchored at both ends, so an entry
 # with anything else in it is invalid to CUDA and never reaches a printed fix.
-_UUID = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F-]+(?:/\d+/\d+)?$", re.I)
+_UUID = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F-]+(?:/[0-9]+/[0-9]+)?$", re.I)
 
 
 def parse_visible_devices(value: str) -> tuple[list[str], str | None]:
@@ -50,6 +50,8 @@ def parse_visible_devices(value: str) -> tuple[list[str], str | None]:
         (['0'], 'gpu1')
         >>> parse_visible_devices("GPU-a;touch /tmp/x")
         ([], 'GPU-a;touch /tmp/x')
+        >>> parse_visible_devices("0,\u0663")  # ARABIC-INDIC DIGIT THREE is no index to CUDA
+        (['0'], '\u0663')
     """
     honoured: list[str] = []
     for raw in value.split(","):

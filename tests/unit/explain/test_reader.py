@@ -41,3 +41,14 @@ def test_lines_survive_any_chunking(lines, chunk):
         expected.pop()
     assert list(reader.lines()) == expected
     assert reader.bytes_read == len(data)
+
+
+def test_a_gzipped_log_is_read_as_its_text_and_damaged_data_ends_it():
+    import gzip
+
+    text = b"line one\nline two\n" * 3
+    assert read(gzip.compress(text)) == ["line one", "line two"] * 3
+    cut = gzip.compress(b"kept line\n" * 5000)[:200]  # a log copied while it was being written
+    assert read(cut)[:1] == ["kept line"]
+    with pytest.raises(NotALogError):
+        read(b"\x1f\x8b" + b"not gzip at all")

@@ -196,3 +196,23 @@ def test_no_cuda_at_start_is_the_problem_where_a_gpu_may_be_and_harmless_where_n
     unknown, gpu, none = (scan([line], ScanContext(no_gpu=flag)).hits for flag in (None, False, True))
     assert [h.signature.id for h in unknown] == [h.signature.id for h in gpu] == ["cudart-stub-no-cuda-runtime"]
     assert [(h.signature.id, h.signature.benign) for h in none] == [("cpu-machine-no-cuda", True)]
+
+
+NVRTC_LINE = (
+    "E0000 00:00:1 2 cuda_dnn.cc:1] Could not load library libnvrtc.so.12. "
+    "Error: libnvrtc.so.12: cannot open shared object file: No such file or directory"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        NVRTC_LINE + "\rab",  # an error a short progress redraw covered in part
+        "Epoch 1/1\r" + NVRTC_LINE + "\r12/750 ━━━━ 3s",  # a log written with CR alone
+        "\r".join(["1/750 ━"] * 3000 + [NVRTC_LINE]),  # the error after 3,000 redraws
+    ],
+)
+def test_every_part_of_a_line_with_carriage_returns_is_read(line):
+    scanner = LogScanner()
+    scanner.feed(line)
+    assert "nvrtc" in " ".join(h.signature.id for h in scanner.result().hits)
