@@ -1,4 +1,5 @@
-"""``bench --compare`` reads a bounded regular file and refuses a bad one before the suite runs (issue 25 classes 5 and 9)."""
+"""bench takes nothing on trust (issue 25 classes 5 and 9): ``--compare`` reads a bounded regular file and refuses a
+bad one before the suite runs; a child's answer of the wrong shape gives failed entries, not an internal error."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import os
 
 import pytest
 from tests.fakes.cli import mock_environment, run_cli
+from tests.fakes.probe import FakeProbe
 
+from tfgpu.bench.run import previous_figures, run_benchmark
+from tfgpu.bench.suites import suite
 from tfgpu.cli.exit_status import ExitStatus
 
 
@@ -43,8 +47,6 @@ def test_a_fifo_or_an_endless_device_is_refused_at_once(tmp_path):
 
 
 def test_malformed_entries_are_left_out_not_trusted():
-    from tfgpu.bench.run import previous_figures
-
     document = {
         "entries": [
             1,
@@ -55,3 +57,10 @@ def test_malformed_entries_are_left_out_not_trusted():
         ]
     }
     assert previous_figures(document) == {"b": 2.0}
+
+
+def test_a_child_answer_of_the_wrong_shape_gives_failed_entries_not_an_internal_error():
+    specs = suite("quick", tiny=True, gpus=0)
+    result = run_benchmark("quick", specs, FakeProbe(), gpu_name=None, environ={})  # it answers a devices probe
+    assert len(result.entries) == len(specs) and not any(e.ok for e in result.entries)
+    assert all("shape tfgpu does not know" in (e.error or "") for e in result.entries)

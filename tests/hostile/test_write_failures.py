@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 import pytest
+from tests.fakes.cli import mock_environment, run_cli
+from tests.fakes.nvml import FakeNvml
 
 
 @pytest.mark.timeout(120)
@@ -49,3 +51,40 @@ def test_run_returns_its_commands_status_whatever_happens_to_the_output():
             check=False,
         )
     assert result.returncode == 7
+
+
+def _monitor(*args: str):
+    return run_cli(
+        "monitor", "--interval", "0.01", "--duration", "0.03", *args, env=mock_environment(FakeNvml.single_gpu())
+    )
+
+
+def test_monitor_csv_to_a_full_device_is_an_error_with_the_reason_not_an_internal_error():
+    result = _monitor("--csv", "/dev/full")
+    assert (
+        result.exit_status == 1 and "cannot write /dev/full" in result.stderr and "internal error" not in result.stderr
+    )
+
+
+def test_monitor_csv_refuses_a_symbolic_link_and_a_second_run_appends_rows_only(tmp_path):
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me\n")
+    link = tmp_path / "gpu.csv"
+    link.symlink_to(target)
+    refused = _monitor("--csv", str(link))
+    assert refused.exit_status == 2 and "symbolic link" in refused.stderr and target.read_text() == "keep me\n"
+    log = tmp_path / "real.csv"
+    _monitor("--csv", str(log))
+    _monitor("--csv", str(log))
+    lines = log.read_text().splitlines()
+    assert lines.count(lines[0]) == 1 and len(lines) >= 3  # one header, the rows of both runs
+
+
+def test_bench_save_replaces_a_symbolic_link_instead_of_writing_through_it(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    saved = tmp_path / "bench.json"
+    saved.symlink_to(victim)
+    result = run_cli("bench", "--save", str(saved), env=mock_environment())
+    assert victim.read_text() == "keep me\n"
+    assert "internal error" not in result.stderr and not saved.is_symlink() and '"entries"' in saved.read_text()

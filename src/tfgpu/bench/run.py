@@ -7,6 +7,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
@@ -17,7 +18,7 @@ from tfgpu.model.errors import UsageError
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
-from tfgpu.system.files import read_regular
+from tfgpu.system.files import read_regular, write_atomically
 
 
 def _child_env(spec: Mapping[str, Any]) -> dict[str, str]:
@@ -41,15 +42,36 @@ def _run_children(
     for extra_env, indices in _env_groups(specs):
         group = [dict(specs[i]) for i in indices]
         job = run_job(runner, "bench", group, environ=environ, timeout_seconds=timeout_seconds, extra_env=extra_env)
-        if job.ok:
-            got = job.data["results"]
+        answer = job.data.get("results") if job.ok and isinstance(job.data, dict) else None
+        if isinstance(answer, list) and len(answer) == len(group):
+            got = [_checked(spec, result) for spec, result in zip(group, answer, strict=True)]
         else:
-            got = [
-                {"spec": s, "ok": False, "error": f"the benchmark child failed: {job.failure_reason}"} for s in group
-            ]
+            reason = job.failure_reason if not job.ok else "it answered in a shape tfgpu does not know"
+            got = [{"spec": s, "ok": False, "error": f"the benchmark child failed: {reason}"} for s in group]
         for index, result in zip(indices, got, strict=True):
             results[index] = result
     return results
+
+
+_NUMBERS = ("value", "relative_error", "first_epoch_seconds")
+_TEXTS = ("unit", "device", "error")
+
+
+def _checked(spec: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    """One result of the child with our own spec and only well-typed fields: its answer is data, not trusted."""
+    if not isinstance(result, dict):
+        return {"spec": spec, "ok": False, "error": "the benchmark child answered in a shape tfgpu does not know"}
+    out: dict[str, Any] = {"spec": spec, "ok": result.get("ok") is True}
+    for name in _NUMBERS:
+        value = result.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out[name] = float(value)
+    for name in _TEXTS:
+        if isinstance(result.get(name), str):
+            out[name] = result[name]
+    if out["ok"] and "value" not in out:
+        out.update(ok=False, error=out.get("error") or "the benchmark child gave no figure")
+    return out
 
 
 def _relative(entry: BenchEntry, spec: Mapping[str, Any], values: Mapping[str, float]) -> BenchEntry:
@@ -166,6 +188,18 @@ def load_previous(path: str) -> dict[str, float]:
         return previous_figures(document)
     except UsageError as exc:
         raise UsageError(f"cannot compare with {path}: {exc}") from None
+
+
+def save_document(path: str, document: str) -> None:
+    """Write a ``--json`` document for a later ``--compare``: whole or not at all, and over a symbolic link, not through it.
+
+    Raises:
+        UsageError: it cannot be written (nothing is left behind).
+    """
+    try:
+        write_atomically(Path(path), document)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def compare(current: BenchmarkResult, previous: Mapping[str, float]) -> dict[str, float]:

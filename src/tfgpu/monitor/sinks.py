@@ -19,12 +19,13 @@ def _row(sample: GpuSample) -> dict[str, Any]:
 
 
 class CsvSink:
-    """Writes a header, then one row per sample; flushes each row so a crash loses nothing."""
+    """Writes a header (into an empty file only: a second run appends rows), then one row per sample, each flushed."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, header: bool = True) -> None:
         self.stream = stream
         self.writer = csv.DictWriter(stream, fieldnames=FIELDS)
-        self.writer.writeheader()
+        if header:
+            self.writer.writeheader()
 
     def __call__(self, sample: GpuSample) -> None:
         """Write one sample."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tfgpu.bench.run import compare, load_previous, run_benchmark
+from tfgpu.bench.run import compare, load_previous, run_benchmark, save_document
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.cli.argtypes import positive_seconds
 from tfgpu.cli.environment import CliEnvironment
@@ -53,10 +53,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
     document = render_bench_json(result, ratios) if args.save or args.json else ""
     if args.save:
-        try:
-            Path(args.save).write_text(document, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.save}: {exc}") from None
+        save_document(args.save, document)
     if args.json:
         env.stdout.write(document)
     else:

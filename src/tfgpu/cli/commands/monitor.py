@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import TextIO
 from tfgpu.cli.argtypes import PID_MAX, positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.model.errors import UsageError
+from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import GpuSample
 from tfgpu.monitor.sampler import Sampler
@@ -54,13 +56,25 @@ def _processes(client: NvmlClient, index: int) -> list[str]:
     return lines
 
 
-def _open_sink(path: str | None) -> TextIO | None:
+def _open_sink(path: str | None) -> tuple[TextIO, bool] | None:
+    """The file appended to, and whether it was empty (a CSV header then); a symbolic link is refused.
+
+    A link in a shared directory would make tfgpu append to whatever it points at.
+    """
     if not path:
         return None
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        return open(path, "a", encoding="utf-8")
+        fd = os.open(path, flags, 0o644)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        why = "it is a symbolic link: give the file itself" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise UsageError(f"cannot write {path}: {why}") from None
+    empty = os.fstat(fd).st_size == 0
+    return os.fdopen(fd, "a", encoding="utf-8"), empty
+
+
+def _write_failed(path: str, exc: OSError) -> DiagnosticError:
+    return DiagnosticError("monitor-output-lost", f"cannot write {path}: {exc.strerror or exc}; sampling stopped")
 
 
 def _links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...] | str:
@@ -89,16 +103,19 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
         return ExitStatus.NO_GPU
     csv_file, jsonl_file = _open_sink(args.csv), _open_sink(args.jsonl)
-    files = [f for f in (csv_file, jsonl_file) if f is not None]
-    sinks: list[Callable[[GpuSample], None]] = []
+    files = [(f, path) for f, path in ((csv_file, args.csv), (jsonl_file, args.jsonl)) if f is not None]
+    sinks: list[tuple[Callable[[GpuSample], None], str]] = []
     if csv_file is not None:
-        sinks.append(CsvSink(csv_file))
+        sinks.append((CsvSink(csv_file[0], header=csv_file[1]), args.csv))
     if jsonl_file is not None:
-        sinks.append(JsonlSink(jsonl_file))
+        sinks.append((JsonlSink(jsonl_file[0]), args.jsonl))
 
     def on_sample(sample: GpuSample) -> None:
-        for sink in sinks:
-            sink(sample)
+        for sink, path in sinks:
+            try:
+                sink(sample)
+            except OSError as exc:
+                raise _write_failed(path, exc) from None
 
     sampler = Sampler(client, list(range(count)), args.interval, on_sample=on_sample)
     from rich.live import Live
@@ -132,8 +149,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        for f in files:
-            f.close()
+        for (f, _), path in files:
+            try:
+                f.close()
+            except OSError as exc:
+                raise _write_failed(path, exc) from None
     wall = time.monotonic() - start
     cpu_end = cpu_seconds(args.watch) if args.watch is not None else None
     host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
