@@ -9,6 +9,8 @@ import pytest
 from tests.fakes.cli import mock_environment, run_cli
 from tests.fakes.nvml import FakeNvml
 
+from tfgpu.system.files import write_new
+
 
 @pytest.mark.timeout(120)
 def test_a_full_disk_under_stdout_is_exit_1_with_the_reason():
@@ -88,3 +90,20 @@ def test_bench_save_replaces_a_symbolic_link_instead_of_writing_through_it(tmp_p
     result = run_cli("bench", "--save", str(saved), env=mock_environment())
     assert victim.read_text() == "keep me\n"
     assert "internal error" not in result.stderr and not saved.is_symlink() and '"entries"' in saved.read_text()
+
+
+@pytest.mark.timeout(60)
+def test_fix_env_write_on_a_full_disk_leaves_nothing_that_blocks_the_retry(tmp_path):
+    target = tmp_path / "tfgpu-env.sh"
+    code = (
+        "import resource, sys; from pathlib import Path; from tfgpu.system.files import write_new\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))  # writes past 16 bytes fail (EFBIG), like a full disk\n"
+        f"write_new(Path({str(target)!r}), 'export LD_LIBRARY_PATH=/x\\n' * 10)\n"
+    )
+    failed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False)
+    assert failed.returncode != 0 and "File too large" in failed.stderr
+    assert list(tmp_path.iterdir()) == []  # no empty file, no temporary one
+    write_new(target, "export LD_LIBRARY_PATH=/x\n")
+    assert target.read_text() == "export LD_LIBRARY_PATH=/x\n"
+    with pytest.raises(FileExistsError):
+        write_new(target, "other\n")  # never replaces what is there

@@ -87,3 +87,23 @@ def write_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_new(path: Path, text: str) -> None:
+    """Create ``path`` with ``text``, whole or not at all, never replacing a file that is there.
+
+    Written beside it and hard-linked into place (link fails where a name exists), so a full disk
+    leaves no empty file behind to block the retry, and a reader never sees half of it.
+
+    Raises:
+        FileExistsError: ``path`` exists.
+        OSError: it cannot be written (nothing is left behind).
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

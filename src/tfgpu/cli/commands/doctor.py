@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from tfgpu._version import __version__
@@ -23,7 +24,7 @@ from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
 from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS
 from tfgpu.report.json import facts_from_document, render_json
 from tfgpu.report.sanitize import printable
-from tfgpu.system.files import read_regular
+from tfgpu.system.files import read_regular, write_new
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -173,10 +174,9 @@ def write_lines(path: str, lines: list[str]) -> None:
     Raises:
         UsageError: the file exists (nothing the user has is changed without asking) or cannot be written.
     """
+    text = "# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n"
     try:
-        with open(path, "x", encoding="utf-8") as fh:
-            fh.write("# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n")
-            fh.write("".join(line + "\n" for line in lines))
+        write_new(Path(path), text + "".join(line + "\n" for line in lines))
     except FileExistsError:
         raise UsageError(f"{path} exists; choose a new file name (tfgpu never overwrites)") from None
     except OSError as exc:
