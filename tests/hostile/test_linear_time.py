@@ -7,6 +7,7 @@ inputs (a 4 MiB ELF string 11 s, growing with the square), the linear ones well 
 from __future__ import annotations
 
 import dataclasses
+import os
 import struct
 
 import pytest
@@ -15,7 +16,7 @@ from tests.fakes.nvml import FakeGpu, FakeNvml
 
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.collect import MAX_LINKED_GPUS, collect_gpu_facts
-from tfgpu.system.elf import MAX_STRING_BYTES, read_dynamic
+from tfgpu.system.elf import MAX_STRING_BYTES, ElfError, read_dynamic
 
 
 @pytest.mark.timeout(60)
@@ -39,3 +40,28 @@ def test_a_thousand_gpus_are_collected_without_asking_every_pair():
     assert isinstance(facts[0].links, Unavailable) and str(MAX_LINKED_GPUS) in facts[0].links.reason
     few = collect_gpu_facts(FakeNvml(gpus[:4]))
     assert len(few[0].links) == 3  # a real machine's GPUs still get their links
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("offset", "size"), [(0, 2**64 - 1), (2**63 + 5, 16), (2**64 - 1, 2**64 - 1)])
+def test_elf_sizes_and_offsets_past_any_file_are_a_refusal_not_a_crash(tmp_path, offset, size):
+    data = bytearray(elf_bytes(soname="libx.so.1"))
+    dyn = 64 + 56  # the second program header: PT_DYNAMIC
+    p_type, flags, p_offset, vaddr, paddr, _filesz, memsz, align = struct.unpack_from("<IIQQQQQQ", data, dyn)
+    struct.pack_into("<IIQQQQQQ", data, dyn, p_type, flags, offset or p_offset, vaddr, paddr, size, memsz, align)
+    path = tmp_path / "libx.so.1"
+    path.write_bytes(bytes(data))
+    try:
+        info = read_dynamic(str(path))
+    except ElfError as exc:
+        assert "outside the file" in str(exc) or "truncated" in str(exc)
+    else:
+        assert info.soname in (None, "libx.so.1")  # a huge size is read only as far as the file goes
+
+
+@pytest.mark.timeout(30)
+def test_a_fifo_where_a_library_should_be_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "libcudnn.so.9"
+    os.mkfifo(fifo)
+    with pytest.raises(ElfError, match="not a regular file"):
+        read_dynamic(str(fifo))

@@ -8,7 +8,9 @@ Only the header and the dynamic section are read, never the whole file.
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 import struct
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -47,7 +49,10 @@ def read_dynamic(path: str) -> DynamicInfo:
         ElfError: not an ELF file, or truncated.
         OSError: the file cannot be read.
     """
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO must not block
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ElfError(f"{path}: not a regular file")
         ident = fh.read(16)
         if len(ident) < 16 or ident[:4] != b"\x7fELF":
             raise ElfError(f"{path}: not an ELF file")
@@ -57,6 +62,8 @@ def read_dynamic(path: str) -> DynamicInfo:
             return _parse(fh, layout, header)
         except struct.error as exc:
             raise ElfError(f"{path}: truncated ELF file") from exc
+        except (OverflowError, ValueError, MemoryError) as exc:  # offsets and sizes past what a file can hold
+            raise ElfError(f"{path}: an ELF header points outside the file ({exc})") from exc
 
 
 MAX_STRING_BYTES = 64 * 1024
@@ -122,9 +129,13 @@ def _segment(fh: BinaryIO, lay: _Layout, offset: int, size: int) -> tuple[int, i
     return p_type, p_offset, p_filesz, p_vaddr, p_memsz
 
 
+MAX_DYNAMIC_BYTES = 1 << 20
+"""A dynamic section is a few hundred entries; a header claiming 2^64-1 bytes is read this far at most."""
+
+
 def _dynamic_entries(fh: BinaryIO, lay: _Layout, offset: int, size: int) -> list[tuple[int, int]]:
     fh.seek(offset)
-    data = fh.read(size)
+    data = fh.read(min(size, MAX_DYNAMIC_BYTES))
     fmt, step = ("qQ", 16) if lay.is64 else ("iI", 8)
     entries = []
     for pos in range(0, len(data) - step + 1, step):
