@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 from tfgpu.model.facts import DriverFacts, GpuFacts
 from tfgpu.model.unavailable import Unavailable
@@ -36,9 +37,12 @@ def _float(value: str, source: str) -> float | Unavailable:
     if not text or text.startswith("[") or text in ("N/A", "Not Supported"):
         return Unavailable(f"nvidia-smi reports {text or 'nothing'}", source)
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         return Unavailable(f"unparsable {text!r}", source)
+    if not math.isfinite(number):  # "inf" and "nan" parse as floats; no reading is either
+        return Unavailable(f"nvidia-smi reports {text!r}", source)
+    return number
 
 
 def _int(value: str, source: str) -> int | Unavailable:

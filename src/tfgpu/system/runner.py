@@ -58,6 +58,8 @@ class SubprocessRunner:
             proc = start_in_session(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             return CommandResult(None, "", str(exc), missing=True)
+        except OSError as exc:  # there but not runnable: a link loop (ELOOP), no #! line (ENOEXEC), a busy file
+            return CommandResult(None, "", f"{argv[0]} cannot be started: {exc.strerror or exc}")
         out, err, finished = _read_bounded(proc, time.monotonic() + timeout_seconds)
         if not finished:
             kill_process_group(proc.pid)

@@ -1,0 +1,55 @@
+"""Garbage from the machine is a finding about the machine, not "a tfgpu bug" (issue 25 class 9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tfgpu.model.unavailable import Unavailable
+from tfgpu.system.nvidia_smi import QUERY_FIELDS, parse_query
+from tfgpu.system.runner import SubprocessRunner
+
+
+@pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
+def test_a_program_that_cannot_be_started_is_a_failed_command_not_an_exception(tmp_path, kind):
+    program = tmp_path / "nvidia-smi"
+    if kind == "link-loop":
+        program.symlink_to(program)
+    else:
+        program.write_text("echo hi\n")
+        program.chmod(0o755)
+    result = SubprocessRunner().run((str(program), "--version"), 5)
+    assert not result.ok and not result.missing and "cannot be started" in result.stderr
+
+
+def test_nvidia_smi_printing_inf_or_nan_gives_unavailable_readings():
+    row = ["0", "NVIDIA H200", "GPU-1", "00000000:01:00.0", "580.1", "9.0", "inf", "nan"]
+    row += ["inf"] * (len(QUERY_FIELDS) - len(row))
+    _, gpus = parse_query(", ".join(row))
+    assert isinstance(gpus[0].memory_total_bytes, Unavailable) and isinstance(gpus[0].memory_used_bytes, Unavailable)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
+def test_the_doctor_with_such_an_nvidia_smi_on_path_reports_no_collector_crash(tmp_path, kind):
+    program = tmp_path / "nvidia-smi"
+    if kind == "link-loop":
+        program.symlink_to(program)
+    else:
+        program.write_text("echo hi\n")
+        program.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "doctor", "--static", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        check=False,
+    )
+    ids = [f["id"] for f in json.loads(done.stdout)["findings"]]
+    assert not any(i.startswith("collector-") for i in ids) and "collector crashed" not in done.stdout
