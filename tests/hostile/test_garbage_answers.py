@@ -8,8 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from tests.fakes.probe import FakeProbe
 
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.probe.collect import run_interpreter_probe, shape
+from tfgpu.probe.runner import ProbeRun
 from tfgpu.system.nvidia_smi import QUERY_FIELDS, parse_query
 from tfgpu.system.runner import SubprocessRunner
 
@@ -53,3 +56,36 @@ def test_the_doctor_with_such_an_nvidia_smi_on_path_reports_no_collector_crash(t
     )
     ids = [f["id"] for f in json.loads(done.stdout)["findings"]]
     assert not any(i.startswith("collector-") for i in ids) and "collector crashed" not in done.stdout
+
+
+def _answer(envelope):
+    return ProbeRun("ok", "/usr/bin/python3", 1.0, 60.0, envelope, "", 0)
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        {"ok": True, "data": []},
+        {"ok": True, "data": {"build": "x", "gpus": 5}},
+        {"ok": True, "data": {"gpus": [{"name": 1}], "per_gpu": [{"ops": [{"op": None}], "xla": "no"}]}},
+        {
+            "ok": True,
+            "data": {"gpus": [{}], "per_gpu": [{"ops": [5], "memory_after_first_op": {"current_bytes": "9"}}]},
+        },
+        {"ok": False, "error": "boom", "data": {}},
+        {"ok": True, "data": {"import_seconds": float("inf"), "training": [{"first_epoch_seconds": "slow"}]}},
+    ],
+)
+def test_a_probe_answer_of_the_wrong_shape_is_a_failed_probe_not_a_crash(envelope):
+    facts = shape(_answer(envelope))
+    assert facts.outcome in ("ok", "failed", "import_failed")
+    assert facts.import_seconds is None or isinstance(facts.import_seconds, float)
+    assert all(isinstance(g.device, str) for g in facts.gpus)
+
+
+def test_an_interpreter_answer_of_the_wrong_shape_is_no_answer():
+    class Garbage(FakeProbe):
+        def run(self, task, **kwargs):
+            return _answer({"task": "interpreter", "data": ["not", "a", "dict"]})
+
+    assert run_interpreter_probe(Garbage(), {}) is None

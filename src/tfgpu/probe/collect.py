@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,8 +26,9 @@ def run_interpreter_probe(runner: ProbeRunner, environ: Mapping[str, str]) -> di
     run = runner.run("interpreter", timeout_seconds=30, env=dict(environ))
     if run.status != "ok" or run.envelope is None:
         return None
-    data = run.envelope.get("data", {}).get("interpreter")
-    return data if isinstance(data, dict) else None
+    data = run.envelope.get("data")
+    answer = data.get("interpreter") if isinstance(data, dict) else None
+    return answer if isinstance(answer, dict) else None
 
 
 def run_tensorflow_probe(
@@ -66,19 +68,42 @@ def shape(run: ProbeRun) -> ProbeFacts:
     }
     if run.status != "ok" or run.envelope is None:
         return ProbeFacts(outcome=run.status, error_message=run.problem, **base)
-    env = run.envelope
+    try:
+        return _shape_answer(run.envelope, base)
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:  # the child's answer is data, not trusted
+        return ProbeFacts(
+            outcome="failed",
+            error_type="UnexpectedAnswer",
+            error_message=f"the probe child answered in a shape tfgpu does not know ({type(exc).__name__}: {exc})",
+            **base,
+        )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def _shape_answer(env: dict[str, Any], base: dict[str, Any]) -> ProbeFacts:
+    """ProbeFacts from a child that answered; a field of the wrong type is left out, a wrong structure raises."""
     data = env.get("data") or {}
     error = env.get("error") or {}
     if not env.get("ok"):
         missing = error.get("type") in ("ModuleNotFoundError",) and "tensorflow" in str(error.get("message", ""))
         outcome = "tensorflow_missing" if missing else ("import_failed" if "import_seconds" not in data else "failed")
-        return ProbeFacts(outcome=outcome, error_type=error.get("type"), error_message=error.get("message"), **base)
+        return ProbeFacts(
+            outcome=outcome, error_type=_text(error.get("type")), error_message=_text(error.get("message")), **base
+        )
     build = data.get("build") or {}
     training = data.get("training")
     return ProbeFacts(
         outcome="ok",
-        tf_version=build.get("version"),
-        import_seconds=data.get("import_seconds"),
+        tf_version=_text(build.get("version")),
+        import_seconds=_number(data.get("import_seconds")),
         gpus=tuple(_gpu(g, p) for g, p in zip(data.get("gpus", []), data.get("per_gpu", []), strict=False)),
         training=tuple(_training(t) for t in training) if isinstance(training, list) else (),
         training_state="done" if isinstance(training, list) else ("died" if training == "started" else "not_run"),
@@ -92,10 +117,10 @@ def _training(entry: dict[str, Any]) -> TrainingCheck:
         jit_compile="auto" if jit == "auto" else ("on" if jit is True else "off"),
         policy=str(entry.get("policy", "")),
         ok=bool(entry.get("ok")),
-        jit_resolved=entry.get("jit_resolved"),
-        first_epoch_seconds=entry.get("first_epoch_seconds"),
-        warm_step_seconds=entry.get("warm_step_seconds"),
-        error=entry.get("error"),
+        jit_resolved=entry.get("jit_resolved") if isinstance(entry.get("jit_resolved"), bool) else None,
+        first_epoch_seconds=_number(entry.get("first_epoch_seconds")),
+        warm_step_seconds=_number(entry.get("warm_step_seconds")),
+        error=_text(entry.get("error")),
         timed_out=bool(entry.get("timed_out", False)),
     )
 
@@ -103,18 +128,26 @@ def _training(entry: dict[str, Any]) -> TrainingCheck:
 def _gpu(gpu: dict[str, Any], per: dict[str, Any]) -> ProbeGpu:
     memory = per.get("memory_after_first_op") or {}
     xla = per.get("xla") or {}
+    ops = per.get("ops", [])
     return ProbeGpu(
-        device=per.get("device", gpu.get("name", "")),
-        name=gpu.get("device_name"),
-        compute_capability=gpu.get("compute_capability"),
-        first_op_seconds=per.get("first_op_seconds"),
-        first_op_error=per.get("first_op_error"),
-        memory_current_bytes=memory.get("current_bytes"),
+        device=_text(per.get("device")) or _text(gpu.get("name")) or "",
+        name=_text(gpu.get("device_name")),
+        compute_capability=_text(gpu.get("compute_capability")),
+        first_op_seconds=_number(per.get("first_op_seconds")),
+        first_op_error=_text(per.get("first_op_error")),
+        memory_current_bytes=int(current) if (current := _number(memory.get("current_bytes"))) is not None else None,
         ops=tuple(
-            OpCheck(o["op"], o["dtype"], o["device"], bool(o.get("ok")), o.get("relative_error"), o.get("error"))
-            for o in per.get("ops", [])
+            OpCheck(
+                str(o["op"]),
+                str(o["dtype"]),
+                str(o["device"]),
+                o.get("ok") is True,
+                _number(o.get("relative_error")),
+                _text(o.get("error")),
+            )
+            for o in (ops if isinstance(ops, list) else ())
         ),
-        xla_ok=xla.get("ok"),
-        xla_seconds=xla.get("seconds"),
-        xla_error=xla.get("error"),
+        xla_ok=xla.get("ok") if isinstance(xla.get("ok"), bool) else None,
+        xla_seconds=_number(xla.get("seconds")),
+        xla_error=_text(xla.get("error")),
     )

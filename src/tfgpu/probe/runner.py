@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Any, Literal, Protocol
 
 from tfgpu.probe.protocol import SCHEMA_VERSION
+from tfgpu.system.files import read_regular
 from tfgpu.system.runner import kill_process_group, start_in_session
 
 STDERR_TAIL_BYTES = 256 * 1024
@@ -265,13 +266,16 @@ def _tail(path: str) -> str:
     return text if size <= STDERR_TAIL_BYTES else text.split("\n", 1)[-1]
 
 
+MAX_ENVELOPE_BYTES = 64 << 20
+"""A probe's answer is a few kB; the child is not trusted to keep it so (read within this, regular files only)."""
+
+
 def _read_envelope(path: str, task: str) -> tuple[dict[str, Any] | None, str]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_regular(path, MAX_ENVELOPE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return None, "no output"
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"unreadable output: {exc}"
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION or doc.get("task") != task:
         return (
