@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -80,3 +81,12 @@ def test_tfgpu_env_quotes_hostile_site_packages_paths(tmp_path):
 def test_a_directory_with_control_characters_is_never_offered(tmp_path):
     m = gpu_machine(tmp_path / "a\x1b]0;owned\x07b")
     assert fix_env_lines(collect_facts(m.sources())) == []
+
+
+def test_a_file_name_with_escape_sequences_reaches_stderr_escaped(tmp_path):
+    name = str(tmp_path / "\x1b]0;owned\x07\x1b[31mred.log")
+    for args in (("explain", "--no-facts", name), ("doctor", "--from", name), ("bench", "--compare", name)):
+        result = subprocess.run(
+            [sys.executable, "-m", "tfgpu", *args], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert result.returncode == 2 and "\x1b" not in result.stderr and "\\x1b" in result.stderr, args

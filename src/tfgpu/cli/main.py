@@ -13,6 +13,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.cli.streams import SafeStream, silence_broken_stdout
 from tfgpu.model.errors import DiagnosticError, UsageError
+from tfgpu.report.sanitize import printable
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("tfgpu.cli.commands.doctor", "diagnose why TensorFlow can or cannot use the GPUs here"),
@@ -135,19 +136,19 @@ def _main(args_list: list[str], env: CliEnvironment) -> int:
     except KeyboardInterrupt:
         env.stderr.write("interrupted\n")
         return ExitStatus.INTERRUPTED
-    except UsageError as exc:
-        env.stderr.write(f"tfgpu {args.command}: error: {exc}\n")
+    except UsageError as exc:  # messages name files and values the user gave: escaped before the terminal
+        env.stderr.write(f"tfgpu {args.command}: error: {printable(str(exc))}\n")
         return ExitStatus.USAGE
     except DiagnosticError as exc:
         if args.debug:
             raise
-        env.stderr.write(f"tfgpu {args.command}: {exc}\n")
+        env.stderr.write(f"tfgpu {args.command}: {printable(str(exc))}\n")
         return ExitStatus.ERROR
     except Exception as exc:
         if args.debug:
             raise
         env.stderr.write(
-            f"tfgpu {args.command}: internal error: {type(exc).__name__}: {exc}\n"
+            f"tfgpu {args.command}: internal error: {type(exc).__name__}: {printable(str(exc))}\n"
             "Run again with --debug for the traceback, and please report it.\n"
         )
         return ExitStatus.ERROR
