@@ -122,7 +122,7 @@ def test_tune_template_and_usage_errors():
     missing = subprocess.run(
         [sys.executable, "-m", "tfgpu", "tune", "nope.py"], capture_output=True, text=True, timeout=60
     )
-    assert missing.returncode == 2 and "no such file" in missing.stderr
+    assert missing.returncode == 2 and "No such file" in missing.stderr
 
 
 def test_public_tune_on_arrays_and_on_a_dataset():

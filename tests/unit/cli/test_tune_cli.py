@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from tests.fakes.cli import run_cli
+from tests.fakes.cli import mock_environment, run_cli
+from tests.fakes.probe import FakeProbe
 
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.tuning.api import script_baseline
+from tfgpu.tuning.search import BASELINE_MIN_SECONDS
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
+TUNE_SCRIPT = Path(__file__).parents[2] / "fakes" / "scripts" / "tune_tiny.py"
 
 
 def test_template_is_a_tune_script_whose_loss_matches_its_output(tmp_path):
@@ -47,3 +51,16 @@ def test_the_trial_table_has_a_header_per_column():
 
     row = trial_row(Trial("start", TrialConfig(batch_size=64), "ok"))
     assert len(TRIAL_COLUMNS) == len(row) and TRIAL_COLUMNS[0] == "step"
+
+
+def test_a_budget_shorter_than_one_trial_is_said_before_it_starts(tmp_path):
+    env = mock_environment(probe=FakeProbe(status="crashed"))
+    result = run_cli("tune", str(TUNE_SCRIPT), "--budget", "5", env=env)
+    assert f"gets up to {BASELINE_MIN_SECONDS:.0f} s whatever the budget" in result.stderr
+
+
+def test_a_fifo_as_the_tune_script_is_a_usage_error_at_once(tmp_path):
+    fifo = tmp_path / "train.py"
+    os.mkfifo(fifo)
+    result = run_cli("tune", str(fifo))
+    assert result.exit_status == ExitStatus.USAGE and "not a regular file" in result.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 from tfgpu.cli.argtypes import positive_seconds, whole
@@ -15,7 +14,7 @@ from tfgpu.report.sanitize import printable
 from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import mixed_policies_for, script_baseline
 from tfgpu.tuning.run import TrialRunner
-from tfgpu.tuning.search import search
+from tfgpu.tuning.search import BASELINE_MIN_SECONDS, search
 
 TEMPLATE = """# A script for `tfgpu tune`: two functions, nothing runs at import.
 import numpy as np
@@ -59,12 +58,17 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         return ExitStatus.SUCCESS
     if not args.script:
         raise UsageError("give a script (tfgpu tune --template prints one)")
-    if not os.path.isfile(args.script):
-        raise UsageError(f"{args.script}: no such file")
     try:
         baseline = script_baseline(args.script, args.batch_size)
+    except OSError as exc:
+        raise UsageError(f"{args.script}: {exc.strerror or exc}") from None
     except (SyntaxError, ValueError, TypeError) as exc:
         raise UsageError(f"{args.script}: {exc}") from None
+    if args.budget < BASELINE_MIN_SECONDS:
+        env.stderr.write(
+            f"tfgpu tune: --budget {args.budget:g} s is shorter than one trial: the start (which imports TensorFlow) "
+            f"gets up to {BASELINE_MIN_SECONDS:.0f} s whatever the budget, and nothing else is tried\n"
+        )
     nvml = env.nvml_factory()
     from tfgpu.report.text import make_console
     from tfgpu.report.tune import (
