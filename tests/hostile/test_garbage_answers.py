@@ -8,13 +8,18 @@ import subprocess
 import sys
 
 import pytest
+from tests.fakes.clock import FakeClock
+from tests.fakes.nvml import FakeNvml
 from tests.fakes.probe import FakeProbe
 
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.monitor.sampler import Sampler
 from tfgpu.probe.collect import run_interpreter_probe, shape
+from tfgpu.probe.jobs import job_result
 from tfgpu.probe.runner import ProbeRun
 from tfgpu.system.nvidia_smi import QUERY_FIELDS, parse_query
 from tfgpu.system.runner import SubprocessRunner
+from tfgpu.tuning.run import _utilization
 
 
 @pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
@@ -89,3 +94,23 @@ def test_an_interpreter_answer_of_the_wrong_shape_is_no_answer():
             return _answer({"task": "interpreter", "data": ["not", "a", "dict"]})
 
     assert run_interpreter_probe(Garbage(), {}) is None
+
+
+@pytest.mark.parametrize(
+    ("envelope", "status"),
+    [
+        ({"ok": True, "data": ["a", "list"]}, "protocol_error"),
+        ({"ok": False, "error": "just a string"}, "failed"),
+        ({"ok": False, "error": {"type": 5, "message": ["x"]}}, "failed"),
+    ],
+)
+def test_a_job_answer_of_the_wrong_shape_is_a_failed_job_with_a_reason(envelope, status):
+    result = job_result(_answer(envelope))
+    assert result.status == status and result.failure_reason
+
+
+def test_a_timed_window_of_the_wrong_shape_gives_no_utilization():
+    sampler = Sampler(FakeNvml.single_gpu(), [0], 0.1, FakeClock())
+    sampler.sample_once()
+    for window in (["a", "b"], [1.0], {"x": 1}, [float("nan"), 2.0]):
+        assert _utilization(sampler, window) is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -15,6 +14,7 @@ from tfgpu.knowledge.measured import best_measured, peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.errors import UsageError
+from tfgpu.model.untrusted import finite_number
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
@@ -63,9 +63,8 @@ def _checked(spec: Mapping[str, Any], result: Any) -> dict[str, Any]:
         return {"spec": spec, "ok": False, "error": "the benchmark child answered in a shape tfgpu does not know"}
     out: dict[str, Any] = {"spec": spec, "ok": result.get("ok") is True}
     for name in _NUMBERS:
-        value = result.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            out[name] = float(value)
+        if (value := finite_number(result.get(name))) is not None:
+            out[name] = value
     for name in _TEXTS:
         if isinstance(result.get(name), str):
             out[name] = result[name]
@@ -166,9 +165,9 @@ def previous_figures(document: Any) -> dict[str, float]:
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or entry.get("ok") is not True:
             continue
-        value = entry.get("value")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
-            figures[entry["name"]] = float(value)
+        value = finite_number(entry.get("value"))
+        if value is not None and value > 0:
+            figures[entry["name"]] = value
     return figures
 
 

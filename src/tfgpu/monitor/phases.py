@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from tfgpu.model.phases import Phase, PhaseTimes
+from tfgpu.model.untrusted import finite_number
 
 MAX_RECORD_BYTES = 4 << 20
-
-
-def _number(value: Any) -> float | None:
-    return (
-        float(value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        else None
-    )
 
 
 def _calls(record: Mapping[str, Any], kind: str) -> list[tuple[float, float | None, float]]:
@@ -26,7 +18,7 @@ def _calls(record: Mapping[str, Any], kind: str) -> list[tuple[float, float | No
     raw = record.get(kind)
     for item in raw if isinstance(raw, list) else []:
         if isinstance(item, list) and len(item) == 3:
-            begin, first, end = (_number(v) for v in item)
+            begin, first, end = (finite_number(v) for v in item)
             if begin is not None and end is not None and end >= begin:
                 out.append((begin, first if first is not None and begin <= first <= end else None, end))
     return out
@@ -56,7 +48,7 @@ def phase_times(record: Mapping[str, Any], started: float) -> PhaseTimes | None:
     if not train:
         return None
     evaluation = _calls(record, "test") + _calls(record, "predict")
-    imported, ended = _number(record.get("tensorflow")), _number(record.get("exit"))
+    imported, ended = finite_number(record.get("tensorflow")), finite_number(record.get("exit"))
     begin, first, _ = train[0]
     last_end = max(end for _, _, end in train + evaluation)
     first_step = (first - begin) if first is not None else None

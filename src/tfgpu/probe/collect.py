@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
+from tfgpu.model.untrusted import finite_number, text
 from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS, ProbeRun, ProbeRunner
 from tfgpu.probe.tf_logs import parse_log
 
@@ -79,15 +79,6 @@ def shape(run: ProbeRun) -> ProbeFacts:
         )
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _number(value: Any) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
-
-
 def _shape_answer(env: dict[str, Any], base: dict[str, Any]) -> ProbeFacts:
     """ProbeFacts from a child that answered; a field of the wrong type is left out, a wrong structure raises."""
     data = env.get("data") or {}
@@ -96,14 +87,14 @@ def _shape_answer(env: dict[str, Any], base: dict[str, Any]) -> ProbeFacts:
         missing = error.get("type") in ("ModuleNotFoundError",) and "tensorflow" in str(error.get("message", ""))
         outcome = "tensorflow_missing" if missing else ("import_failed" if "import_seconds" not in data else "failed")
         return ProbeFacts(
-            outcome=outcome, error_type=_text(error.get("type")), error_message=_text(error.get("message")), **base
+            outcome=outcome, error_type=text(error.get("type")), error_message=text(error.get("message")), **base
         )
     build = data.get("build") or {}
     training = data.get("training")
     return ProbeFacts(
         outcome="ok",
-        tf_version=_text(build.get("version")),
-        import_seconds=_number(data.get("import_seconds")),
+        tf_version=text(build.get("version")),
+        import_seconds=finite_number(data.get("import_seconds")),
         gpus=tuple(_gpu(g, p) for g, p in zip(data.get("gpus", []), data.get("per_gpu", []), strict=False)),
         training=tuple(_training(t) for t in training) if isinstance(training, list) else (),
         training_state="done" if isinstance(training, list) else ("died" if training == "started" else "not_run"),
@@ -118,9 +109,9 @@ def _training(entry: dict[str, Any]) -> TrainingCheck:
         policy=str(entry.get("policy", "")),
         ok=bool(entry.get("ok")),
         jit_resolved=entry.get("jit_resolved") if isinstance(entry.get("jit_resolved"), bool) else None,
-        first_epoch_seconds=_number(entry.get("first_epoch_seconds")),
-        warm_step_seconds=_number(entry.get("warm_step_seconds")),
-        error=_text(entry.get("error")),
+        first_epoch_seconds=finite_number(entry.get("first_epoch_seconds")),
+        warm_step_seconds=finite_number(entry.get("warm_step_seconds")),
+        error=text(entry.get("error")),
         timed_out=bool(entry.get("timed_out", False)),
     )
 
@@ -130,24 +121,26 @@ def _gpu(gpu: dict[str, Any], per: dict[str, Any]) -> ProbeGpu:
     xla = per.get("xla") or {}
     ops = per.get("ops", [])
     return ProbeGpu(
-        device=_text(per.get("device")) or _text(gpu.get("name")) or "",
-        name=_text(gpu.get("device_name")),
-        compute_capability=_text(gpu.get("compute_capability")),
-        first_op_seconds=_number(per.get("first_op_seconds")),
-        first_op_error=_text(per.get("first_op_error")),
-        memory_current_bytes=int(current) if (current := _number(memory.get("current_bytes"))) is not None else None,
+        device=text(per.get("device")) or text(gpu.get("name")) or "",
+        name=text(gpu.get("device_name")),
+        compute_capability=text(gpu.get("compute_capability")),
+        first_op_seconds=finite_number(per.get("first_op_seconds")),
+        first_op_error=text(per.get("first_op_error")),
+        memory_current_bytes=int(current)
+        if (current := finite_number(memory.get("current_bytes"))) is not None
+        else None,
         ops=tuple(
             OpCheck(
                 str(o["op"]),
                 str(o["dtype"]),
                 str(o["device"]),
                 o.get("ok") is True,
-                _number(o.get("relative_error")),
-                _text(o.get("error")),
+                finite_number(o.get("relative_error")),
+                text(o.get("error")),
             )
             for o in (ops if isinstance(ops, list) else ())
         ),
         xla_ok=xla.get("ok") if isinstance(xla.get("ok"), bool) else None,
-        xla_seconds=_number(xla.get("seconds")),
-        xla_error=_text(xla.get("error")),
+        xla_seconds=finite_number(xla.get("seconds")),
+        xla_error=text(xla.get("error")),
     )

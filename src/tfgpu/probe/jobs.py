@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
+from tfgpu.model.untrusted import text
 from tfgpu.probe.runner import ProbeRun, ProbeRunner, ServingRunner, WorkerSession
 from tfgpu.probe.tf_logs import summarize_error
 
@@ -65,10 +66,14 @@ def job_result(run: ProbeRun) -> JobResult:
         status: JobStatus = "crashed" if run.status == "crashed" else "protocol_error"
         return JobResult(status, failure_reason=f"{run.problem or run.status}{how}")
     if not run.envelope.get("ok"):
-        error = run.envelope.get("error") or {}
+        error = run.envelope.get("error")
+        error = error if isinstance(error, dict) else {"message": str(error or "")}
         message = summarize_error(str(error.get("message", "")))[:MAX_REASON_CHARS]
-        return JobResult("failed", failure_reason=f"{error.get('type') or 'error'}: {message}")
-    return JobResult("ok", data=dict(run.envelope.get("data") or {}))
+        return JobResult("failed", failure_reason=f"{text(error.get('type')) or 'error'}: {message}")
+    data = run.envelope.get("data") or {}
+    if not isinstance(data, dict):  # the child's answer is data, not trusted: a list here was an internal error
+        return JobResult("protocol_error", failure_reason="the child answered in a shape tfgpu does not know")
+    return JobResult("ok", data=dict(data))
 
 
 def run_job(

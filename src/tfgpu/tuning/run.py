@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 
 from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.model.untrusted import finite_number, text
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
@@ -75,22 +76,30 @@ class TrialRunner:
         if not result.ok:
             return Trial(step, config, "error", reason=result.failure_reason)
         data = result.data
+        if not isinstance(data, dict):
+            job.restart()
+            return Trial(step, config, "error", reason="the trial child answered in a shape tfgpu does not know")
         if data.get("outcome") == "oom":
             job.restart()
-            return Trial(step, config, "oom", reason=data.get("message", "out of memory"))
-        peak, total = data.get("memory_peak_bytes"), self._memory_total()
+            return Trial(step, config, "oom", reason=text(data.get("message")) or "out of memory")
+        rate = finite_number(data.get("samples_per_second"))
+        if rate is None or rate <= 0:
+            job.restart()
+            return Trial(step, config, "error", reason="the trial gave no rate (its result is missing or malformed)")
+        peak, total = finite_number(data.get("memory_peak_bytes")), self._memory_total()
+        layers = finite_number(data.get("batchnorm_layers"))
         return Trial(
             step,
             config,
             "ok",
-            data.get("samples_per_second"),
-            data.get("loss"),
+            rate,
+            finite_number(data.get("loss")),
             _utilization(sampler, data.get("timed_window")),
-            warmup_seconds=data.get("warmup_seconds"),
+            warmup_seconds=finite_number(data.get("warmup_seconds")),
             memory_peak_fraction=peak / total if peak and total else None,
-            data=data.get("data"),
-            spread=data.get("spread"),
-            batchnorm_layers=data.get("batchnorm_layers"),
+            data=text(data.get("data")),
+            spread=finite_number(data.get("spread")),
+            batchnorm_layers=int(layers) if layers is not None else None,
         )
 
     def _job_for(self, settings: dict[str, str]) -> WarmJob:
@@ -136,8 +145,9 @@ class TrialRunner:
 
 def _utilization(sampler: Sampler | None, window: list[float] | None) -> float | None:
     """Mean utilization over the child's timed steps (the child reports them on the same monotonic clock)."""
-    if sampler is None or not window:
+    ends = [finite_number(v) for v in window] if isinstance(window, list) and len(window) == 2 else []
+    if sampler is None or len(ends) != 2 or None in ends:
         return None
-    since, until = window[0], window[1]
+    since, until = ends
     stats = sampler.stats(since=since, until=until)
     return stats[0].get("utilization_percent").mean if stats else None
