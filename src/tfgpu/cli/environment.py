@@ -40,6 +40,10 @@ def _user() -> str | None:
         return None
 
 
+MIN_COLUMNS = 40
+MAX_COLUMNS = 1000
+
+
 @dataclass
 class CliEnvironment:
     """Streams, colour, the process environment and factories for the outside systems."""
@@ -57,6 +61,21 @@ class CliEnvironment:
     host: str | None = None
     home: str | None = None
     """This user's home directory, which ``--markdown`` removes wherever it is (not only under /home)."""
+
+    def width(self, stream: TextIO, default: int = 100) -> int:
+        """Columns for output on ``stream``: $COLUMNS, else the terminal's width, else ``default`` (piped output).
+
+        Output of a fixed width wrapped badly in narrow terminals and wasted wide ones.
+        """
+        columns = self.environ.get("COLUMNS", "")
+        if columns.isascii() and columns.isdigit() and MIN_COLUMNS <= int(columns) <= MAX_COLUMNS:
+            return int(columns)
+        try:
+            if stream.isatty():
+                return max(MIN_COLUMNS, min(MAX_COLUMNS, os.get_terminal_size(stream.fileno()).columns))
+        except (OSError, ValueError, AttributeError):  # not a real file (a test's StringIO) or no terminal
+            pass
+        return default
 
     @contextlib.contextmanager
     def progress(self, message: str) -> Iterator[None]:

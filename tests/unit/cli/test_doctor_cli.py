@@ -80,3 +80,14 @@ def test_issue_19_exit_zero_replay_banner_and_an_empty_fix_env_write(tmp_path):
     target = tmp_path / "tf-env.sh"
     result = run_cli("doctor", "--fix-env", "--write", str(target))
     assert result.exit_status == ExitStatus.SUCCESS and not target.exists() and "nothing to write" in result.stderr
+
+
+def test_output_follows_columns():
+    """Issue 23: output ignored the terminal's width (COLUMNS, stty cols); fixes still never wrap."""
+    widths = {}
+    for columns in ("60", "150"):
+        env = mock_environment(environ={"PATH": "/usr/bin", "COLUMNS": columns})
+        out = run_cli("doctor", "--static", env=env).stdout
+        prose = [line for line in out.splitlines() if "fix:" not in line and "http" not in line]
+        widths[columns] = max(map(len, prose))
+    assert widths["60"] <= 60 < widths["150"] <= 150

@@ -29,5 +29,5 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         from tfgpu.report.text import make_console
         from tfgpu.report.xla_cache import cache_listing
 
-        make_console(env.stdout, color=env.color).print(cache_listing(listing))
+        make_console(env.stdout, color=env.color, width=env.width(env.stdout)).print(cache_listing(listing))
     return ExitStatus.SUCCESS

@@ -216,7 +216,11 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
                 f"{printable(facts.tfgpu_version or '?')} on another run; nothing was read from this machine.\n\n"
             )
 
-        render_text(diagnosis, make_console(env.stdout, color=env.color), static=facts.probe is None)
+        render_text(
+            diagnosis,
+            make_console(env.stdout, color=env.color, width=env.width(env.stdout)),
+            static=facts.probe is None,
+        )
     if args.exit_zero:
         return ExitStatus.SUCCESS
     return ExitStatus.FINDINGS_ERROR if diagnosis.problems(strict=args.strict) else ExitStatus.SUCCESS

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     from tfgpu.report.monitor import samples_table, topology_text, verdict_text
     from tfgpu.report.text import make_console
 
-    console = make_console(env.stdout, color=env.color, width=140)
+    console = make_console(env.stdout, color=env.color, width=env.width(env.stdout, 140))
     start = time.monotonic()
     cpu_start = cpu_seconds(args.watch) if args.watch is not None else None
     try:

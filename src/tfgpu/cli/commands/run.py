@@ -112,5 +112,5 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     from tfgpu.report.run import run_summary
     from tfgpu.report.text import make_console
 
-    make_console(env.stderr, color=env.color).print(run_summary(report))
+    make_console(env.stderr, color=env.color, width=env.width(env.stderr)).print(run_summary(report))
     return report.exit_status

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         winner_line,
     )
 
-    console = make_console(env.stderr if args.json else env.stdout, color=env.color, width=160)
+    console = make_console(out := env.stderr if args.json else env.stdout, color=env.color, width=env.width(out, 160))
     console.print(" | ".join((*TRIAL_COLUMNS, "budget")), highlight=False, markup=False, style="bold")
     first: list[Trial] = []  # the first best is the start: later ones are put against it
 
