@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ y = x.sum(1, keepdims=True)
 model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
 model.compile(optimizer="sgd", loss="mse", {jit})
 model.fit(x, y, epochs=2, batch_size=64, verbose=0{extra})
+import json
 import os
 print("VARIABLE", os.environ.get("TFGPU_PHASES_FILE"))
 """
@@ -68,3 +70,31 @@ def test_a_crash_in_fit_shows_no_tfgpu_frame(tmp_path):
     assert done.returncode == 1
     traceback = done.stderr.split("\n[tfgpu run]", 1)[0]
     assert "Traceback" in traceback and f"{os.sep}tfgpu{os.sep}" not in traceback  # no frame of the package
+
+
+@pytest.mark.timeout(300)
+def test_run_json_writes_the_summary_with_its_phases_and_keeps_the_commands_status(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(FIT.format(jit="", extra="")) + "\nraise SystemExit(3)\n")
+    summary = tmp_path / "summary.json"
+    environ = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TFGPU_XLA_CACHE="off")
+    done = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "run", "--json", str(summary), "--", sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=environ,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr[-2000:]
+    doc = json.loads(summary.read_text())
+    assert doc["command"] == "run" and doc["exit_status"] == 3 and doc["phases"]["steps"] == 20
+    assert set(doc["phases"]["seconds"]) >= {"startup", "prepare", "first_step", "training"}
+    lost = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "run", "--json", "/nonexistent/dir/s.json", "--", "true"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert lost.returncode == 0 and "cannot write /nonexistent/dir/s.json" in lost.stderr

@@ -31,6 +31,7 @@ from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import slurm_tf_config
+from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import Verdict
@@ -40,7 +41,7 @@ from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts, judge
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.files import read_regular_or_none
+from tfgpu.system.files import read_regular_or_none, write_atomically
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter, training_python
@@ -395,6 +396,18 @@ def run_command(
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
     return RunReport(exit_status, seconds, verdicts, peak, mean, cache.directory if cache else None, cache_use, phases)
+
+
+def save_summary(path: str, document: str) -> None:
+    """Write ``run --json FILE``: whole or not at all (the command has run; only the summary is lost).
+
+    Raises:
+        DiagnosticError: it cannot be written.
+    """
+    try:
+        write_atomically(Path(path), document)
+    except OSError as exc:
+        raise DiagnosticError("run-summary-not-written", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _read_phases(path: str | None, started: float) -> PhaseTimes | None:

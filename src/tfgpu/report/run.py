@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group
 from rich.text import Text
 
+from tfgpu.model.codec import encode
 from tfgpu.model.phases import Phase, PhaseTimes
 from tfgpu.model.run import RunReport
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.monitor import verdict_text
 from tfgpu.report.xla_cache import cache_use_line
 
@@ -44,3 +48,22 @@ def phase_lines(phases: PhaseTimes | None) -> list[Text]:
         steps = f" ({phases.steps} steps)" if phase is Phase.TRAINING and phases.steps else ""
         lines.append(Text(f"  {phase.value:<44} {seconds:8.1f} s {seconds / total:5.0%}{steps}"))
     return lines
+
+
+RUN_SCHEMA_VERSION = 1
+
+
+def run_document(report: RunReport) -> dict[str, Any]:
+    """The JSON contract of ``tfgpu run --json``: the report, with seconds per phase keyed by the phase's name."""
+    body = encode(report)
+    if report.phases is not None:
+        body["phases"] = {
+            "seconds": {phase.name.lower(): round(seconds, 3) for phase, seconds in report.phases.seconds},
+            "steps": report.phases.steps,
+        }
+    return command_document("run", body, RUN_SCHEMA_VERSION)
+
+
+def render_run_json(report: RunReport) -> str:
+    """``--json`` output (on stderr: stdout is the command's)."""
+    return render_document(run_document(report))

@@ -8,7 +8,7 @@ import shlex
 from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
-from tfgpu.launch.run import keras_multiworker_warning, run_command, strategy_note
+from tfgpu.launch.run import keras_multiworker_warning, run_command, save_summary, strategy_note
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
 
@@ -49,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="start N local workers with TF_CONFIG (MultiWorkerMirroredStrategy)",
     )
     parser.add_argument("--interval", type=positive_seconds, default=0.5, metavar="SECONDS", help="GPU sampling period")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the closing summary as JSON to FILE (stdout and stderr stay the command's)",
+    )
     parser.add_argument("stray", nargs="*", metavar="-- CMD [ARGS]", help="the command to run, after --")
     parser.usage = "tfgpu run [options] -- CMD [ARGS ...]"
 
@@ -109,8 +114,13 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
     except OSError as exc:  # not executable, a directory, ...
         raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
-    from tfgpu.report.run import run_summary
+    from tfgpu.report.run import render_run_json, run_summary
     from tfgpu.report.text import make_console
 
     make_console(env.stderr, color=env.color, width=env.width(env.stderr)).print(run_summary(report))
+    if args.json:
+        try:
+            save_summary(args.json, render_run_json(report))
+        except DiagnosticError as exc:  # the command's status stands: only the summary file is lost
+            env.stderr.write(f"tfgpu run: {printable(str(exc))}\n")
     return report.exit_status
