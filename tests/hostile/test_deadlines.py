@@ -6,7 +6,11 @@ import threading
 from types import SimpleNamespace
 
 import pytest
+from tests.fakes.nvml import FakeGpu, FakeNvml
+from tests.fakes.runner import FakeCommandRunner
 
+from tfgpu.doctor.collect import Sources, collect_facts
+from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml import client as nvml_client
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system import libraries
@@ -50,3 +54,25 @@ def test_hanging_ptxas_copies_share_one_budget(tmp_path, monkeypatch):
     reasons = [str(getattr(c.version, "reason", c.version)) for c in ptxas.copies]
     assert len(reasons) == 10
     assert sum("not asked" in r for r in reasons) >= 8  # the budget went to the first one or two
+
+
+class HungNvml(FakeNvml):
+    """NVML that never answers once asked for a GPU (a wedged driver)."""
+
+    def __init__(self, released: threading.Event) -> None:
+        super().__init__([FakeGpu()])
+        self.released = released
+
+    def device_count(self) -> int:
+        self.released.wait()
+        return 1
+
+
+@pytest.mark.timeout(60)
+def test_the_static_doctor_has_one_deadline_and_keeps_what_it_collected(tmp_path):
+    released = threading.Event()
+    sources = Sources(runner=FakeCommandRunner(), nvml=HungNvml(released), environ={"PATH": "/usr/bin"}, root=tmp_path)
+    facts = collect_facts(sources, deadline_seconds=1.0)
+    released.set()
+    assert isinstance(facts.gpus, Unavailable) and "deadline" in facts.gpus.reason
+    assert not isinstance(facts.host, Unavailable) and not isinstance(facts.environ, Unavailable)

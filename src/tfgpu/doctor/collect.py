@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -129,11 +131,38 @@ class Collectors:
 COLLECTOR_NAMES = ("host", "packages", "tensorflow", "libraries", "gpus", "environ")
 
 
-def _guard(name: str, fn: Callable[[], T]) -> T | Unavailable:
-    try:
-        return fn()
-    except Exception as exc:  # noqa: BLE001 - a broken machine must not crash the doctor
+STATIC_DEADLINE_SECONDS = 45.0
+"""All the collectors of one doctor share this deadline, NVML calls, ELF reads and commands included: a
+hung driver, file system or program costs at most this, never the whole run (the static doctor
+takes ~0.3 s on an ordinary machine)."""
+
+
+def _guard(name: str, fn: Callable[[], T], deadline: float, seconds: float) -> T | Unavailable:
+    """``fn()`` on a daemon thread until ``deadline`` (monotonic, ``seconds`` after the start); a crash or a hang becomes Unavailable."""
+    outcome: list[T] = []
+    crash: list[Exception] = []
+
+    def collect() -> None:
+        try:
+            outcome.append(fn())
+        except Exception as exc:  # noqa: BLE001 - a broken machine must not crash the doctor
+            crash.append(exc)
+
+    left = deadline - time.monotonic()
+    if left > 0:
+        worker = threading.Thread(target=collect, name=f"tfgpu-collect-{name}", daemon=True)
+        worker.start()
+        worker.join(left)
+    if outcome:
+        return outcome[0]
+    if crash:
+        exc = crash[0]
         return Unavailable(f"collector crashed: {type(exc).__name__}: {exc}", f"tfgpu:{name}")
+    return Unavailable(
+        f"not collected within the doctor's {seconds:g} s deadline "
+        "(a hung driver, file system or program on this machine)",
+        f"tfgpu:{name}",
+    )
 
 
 def for_interpreter(host: HostFacts | Unavailable, interpreter: Mapping[str, Any] | None) -> HostFacts | Unavailable:
@@ -158,17 +187,24 @@ def collect_facts(
     collectors: Collectors = Collectors(),
     tfgpu_version: str = "",
     interpreter: Mapping[str, Any] | None = None,
+    deadline_seconds: float = STATIC_DEADLINE_SECONDS,
 ) -> Facts:
-    """Run every collector; each failure is kept as ``Unavailable`` in its place.
+    """Run every collector within one deadline; each failure or hang is kept as ``Unavailable`` in its place.
 
     ``interpreter`` (from the probe's ``interpreter`` task) describes the Python being diagnosed
     when it is not this one; ``sources.search_path`` should then be its sys.path.
     """
-    host = _guard("host", lambda: for_interpreter(collectors.host(sources), interpreter))
-    packages = _guard("packages", lambda: collectors.packages(sources))
-    tf = _guard("tensorflow", lambda: collectors.tensorflow(sources, packages))
-    libraries = _guard("libraries", lambda: collectors.libraries(sources, tf, host))
-    gpus_result = _guard("gpus", lambda: collectors.gpus(sources))
+    end = time.monotonic() + deadline_seconds
+
+    def guard(name: str, fn: Callable[[], T]) -> T | Unavailable:
+        return _guard(name, fn, end, deadline_seconds)
+
+    environ = guard("environ", lambda: collectors.environ(sources))  # instant: first, so a hang elsewhere keeps it
+    host = guard("host", lambda: for_interpreter(collectors.host(sources), interpreter))
+    packages = guard("packages", lambda: collectors.packages(sources))
+    tf = guard("tensorflow", lambda: collectors.tensorflow(sources, packages))
+    libraries = guard("libraries", lambda: collectors.libraries(sources, tf, host))
+    gpus_result = guard("gpus", lambda: collectors.gpus(sources))
     nvml: NvmlStatus
     driver: DriverFacts | Unavailable
     gpus: tuple[GpuFacts, ...] | Unavailable
@@ -176,7 +212,6 @@ def collect_facts(
         nvml, driver, gpus = NvmlStatus(False, None, gpus_result.reason), gpus_result, gpus_result
     else:
         nvml, driver, gpus = gpus_result
-    environ = _guard("environ", lambda: collectors.environ(sources))
     return Facts(
         host=host,
         packages=packages,
