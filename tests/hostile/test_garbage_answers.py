@@ -114,3 +114,44 @@ def test_a_timed_window_of_the_wrong_shape_gives_no_utilization():
     sampler.sample_once()
     for window in (["a", "b"], [1.0], {"x": 1}, [float("nan"), 2.0]):
         assert _utilization(sampler, window) is None
+
+
+HOSTILE_TUNE_SCRIPT = """
+import glob, os, shutil, tempfile
+import keras
+import numpy as np
+
+
+def build_model():
+    for directory in glob.glob(os.path.join(tempfile.gettempdir(), "tfgpu-*")):
+        shutil.rmtree(directory, ignore_errors=True)  # the script deletes tfgpu's working files
+    return keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+
+
+def make_dataset():
+    rng = np.random.default_rng(0)
+    return rng.random((512, 8)).astype("float32"), rng.integers(0, 3, 512)
+
+
+COMPILE = {"optimizer": "adam", "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_tune_script_that_deletes_tfgpus_working_files_gives_a_failed_trial_not_a_crash(tmp_path):
+    script = tmp_path / "hostile_tune.py"
+    script.write_text(HOSTILE_TUNE_SCRIPT)
+    scratch = tmp_path / "tmp"  # its own TMPDIR: the script deletes only what tfgpu made for this test
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "TF_CPP_MIN_LOG_LEVEL": "3", "TFGPU_XLA_CACHE": "off"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tfgpu", "tune", str(script), "--budget", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=env,
+        check=False,
+    )
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    assert doc["trials"][0]["outcome"] in ("ok", "error", "timeout")

@@ -65,7 +65,8 @@ class WorkerSession:
 
     def __init__(self, python: str, worker: str, task: str, env: Mapping[str, str] | None, args: Sequence[str]) -> None:
         self.python, self.task = python, task
-        self._tmp = tempfile.TemporaryDirectory(prefix=f"tfgpu-{task}-serve-")
+        # The child runs the user's code, which may delete this directory: cleaning up after it is not an error.
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"tfgpu-{task}-serve-", ignore_cleanup_errors=True)
         self._err_path = os.path.join(self._tmp.name, "stderr.log")
         self._requests = 0
         with open(self._err_path, "wb") as err:
@@ -91,9 +92,14 @@ class WorkerSession:
         self._requests += 1
         spec_path = os.path.join(self._tmp.name, f"spec-{self._requests}.json")
         output = os.path.join(self._tmp.name, f"result-{self._requests}.json")
-        with open(spec_path, "w", encoding="utf-8") as fh:
-            json.dump(spec, fh)
         start = time.monotonic()
+        try:
+            with open(spec_path, "w", encoding="utf-8") as fh:
+                json.dump(spec, fh)
+        except OSError as exc:  # the user's code removed tfgpu's working directory
+            _kill(self._proc)
+            self._proc.wait()
+            return self._ended("protocol_error", start, timeout_seconds, f"the child's working files are gone ({exc})")
         try:
             assert self._proc.stdin is not None
             self._proc.stdin.write((json.dumps({"spec": spec_path, "output": output}) + "\n").encode())
@@ -196,7 +202,7 @@ class SubprocessProbeRunner:
         args: Sequence[str] = (),
     ) -> ProbeRun:
         """Run the worker; kill its whole process group if it outlives ``timeout_seconds``."""
-        with tempfile.TemporaryDirectory(prefix="tfgpu-probe-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="tfgpu-probe-", ignore_cleanup_errors=True) as tmp:
             output = os.path.join(tmp, "result.json")
             err_path = os.path.join(tmp, "stderr.log")
             argv = [self.python, self.worker, task, "--output", output, *args]
@@ -257,11 +263,15 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _tail(path: str) -> str:
-    with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - STDERR_TAIL_BYTES))
-        data = fh.read()
+    """The last STDERR_TAIL_BYTES of the child's stderr file; empty when the child's code removed it."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - STDERR_TAIL_BYTES))
+            data = fh.read()
+    except OSError:
+        return ""
     text = data.decode("utf-8", errors="replace")
     return text if size <= STDERR_TAIL_BYTES else text.split("\n", 1)[-1]
 
