@@ -22,14 +22,20 @@ from tfgpu.system.runner import SubprocessRunner
 from tfgpu.tuning.run import _utilization
 
 
-@pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
-def test_a_program_that_cannot_be_started_is_a_failed_command_not_an_exception(tmp_path, kind):
-    program = tmp_path / "nvidia-smi"
+def unstartable(directory, kind: str):
+    """An nvidia-smi that exists but cannot start: a symbolic link to itself, or a script without #!."""
+    program = directory / "nvidia-smi"
     if kind == "link-loop":
         program.symlink_to(program)
     else:
         program.write_text("echo hi\n")
         program.chmod(0o755)
+    return program
+
+
+@pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
+def test_a_program_that_cannot_be_started_is_a_failed_command_not_an_exception(tmp_path, kind):
+    program = unstartable(tmp_path, kind)
     result = SubprocessRunner().run((str(program), "--version"), 5)
     assert not result.ok and not result.missing and "cannot be started" in result.stderr
 
@@ -44,12 +50,7 @@ def test_nvidia_smi_printing_inf_or_nan_gives_unavailable_readings():
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("kind", ["link-loop", "no-shebang"])
 def test_the_doctor_with_such_an_nvidia_smi_on_path_reports_no_collector_crash(tmp_path, kind):
-    program = tmp_path / "nvidia-smi"
-    if kind == "link-loop":
-        program.symlink_to(program)
-    else:
-        program.write_text("echo hi\n")
-        program.chmod(0o755)
+    unstartable(tmp_path, kind)
     env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
         [sys.executable, "-m", "tfgpu", "doctor", "--static", "--json"],

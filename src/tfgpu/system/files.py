@@ -11,6 +11,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -72,21 +73,25 @@ def read_regular_or_none(path: str | Path, max_bytes: int) -> bytes | None:
         return None
 
 
+def _write_beside(path: Path, text: str, place: Callable[[str, Path], None]) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then ``place`` it there; nothing is left behind on failure."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        place(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # gone already once renamed; a link keeps the file under its new name
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write through a temporary file beside ``path`` and a rename: a reader never sees half a file.
 
     Raises:
         OSError: it cannot be written (nothing is left behind).
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    _write_beside(path, text, os.replace)
 
 
 def write_new(path: Path, text: str) -> None:
@@ -99,11 +104,4 @@ def write_new(path: Path, text: str) -> None:
         FileExistsError: ``path`` exists.
         OSError: it cannot be written (nothing is left behind).
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.link(tmp, path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    _write_beside(path, text, os.link)
