@@ -209,11 +209,13 @@ def test_scenario_maxwell_gpu_below_tf_2_21_minimum(tmp_path):
     assert "'tensorflow[and-cuda]==2.16.*'" in f.hint
 
 
-def test_scenario_blackwell_gpu_needs_ptx_jit(tmp_path):
+def test_scenario_blackwell_gpu_does_not_train_on_the_official_wheel(tmp_path):
     m = gpu_machine(tmp_path)
     m.nvml = FakeNvml.single_gpu(name="NVIDIA GeForce RTX 5090", compute_capability=(12, 0))
-    f = find(m.diagnose(), "gpu-needs-ptx-jit")
-    assert "CUDA_CACHE_MAXSIZE" in f.hint and "2.21.0" in f.summary
+    f = find(m.diagnose(), "gpu-blackwell-unsupported")
+    assert f.severity is Severity.ERROR and "2.21.0" in f.summary
+    assert "nvcr.io/nvidia/tensorflow" in f.hint and "TF_CUDA_COMPUTE_CAPABILITIES=12.0" in f.hint
+    assert "89272" in f.link
 
 
 def test_scenario_gpu_memory_held_by_another_process(tmp_path):

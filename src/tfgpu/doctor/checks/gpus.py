@@ -17,6 +17,9 @@ from tfgpu.model.unavailable import Unavailable
 H = Section.HARDWARE
 GIB = 1024**3
 PTX_JIT_SOURCE = "https://github.com/tensorflow/tensorflow/issues/62320"
+BLACKWELL_SOURCE = "https://github.com/tensorflow/tensorflow/issues/89272"
+"""TF on an RTX 5090 (and #99592, #101746: CUDA_ERROR_INVALID_PTX / INVALID_HANDLE on RTX 50xx; the NGC container worked)."""
+BLACKWELL_MAJOR = 10
 
 
 def _cc(gpu: GpuFacts) -> str | None:
@@ -30,7 +33,7 @@ def check_gpus(facts: Facts) -> list[Finding]:
     """Per GPU: present, usable by TF's build, not lost, not busy, not throttling.
 
     Finding ids: ``gpu-present`` (ok), ``gpu-lost``, ``gpu-compute-capability-too-low``,
-    ``gpu-needs-ptx-jit``, ``gpu-no-compatible-kernel``, ``gpu-memory-in-use``, ``gpu-throttling``,
+    ``gpu-needs-ptx-jit``, ``gpu-blackwell-unsupported``, ``gpu-no-compatible-kernel``, ``gpu-memory-in-use``, ``gpu-throttling``,
     ``gpu-hot``, ``gpu-mig-enabled``, ``gpus-linked-across-cpus``.
     """
     if isinstance(facts.gpus, Unavailable):
@@ -132,6 +135,26 @@ def _architecture(facts: Facts, label: str, cc_text: str) -> list[Finding]:
                 else f"TF {tf.version} was built for {built}.",
                 hint=f"{fix}  (the newest TF built for compute capability {cc_text})" if older else fix,
                 link=ARCH_SOURCE,
+            )
+        ]
+    if support is KernelSupport.PTX_JIT and cc[0] >= BLACKWELL_MAJOR:
+        return [
+            Finding(
+                "gpu-blackwell-unsupported",
+                Severity.ERROR,
+                H,
+                f"TF {tf.version} does not train on {label} (compute capability {cc_text}): no official wheel targets it",
+                detail=(
+                    f"TF {tf.version} has machine code for {built} only. On Blackwell GPUs the driver's JIT of its PTX "
+                    "fails for the MLIR-generated kernels: elementwise ops end with CUDA_ERROR_INVALID_PTX and "
+                    "CUDA_ERROR_INVALID_HANDLE (tf_gpu_runtime_wrappers.cc), reported with TF 2.16-2.20 on RTX 50xx "
+                    "cards; users got it to train in NVIDIA's NGC TensorFlow container, with a TF built from source "
+                    "for this architecture, or with community wheels built for compute_120."
+                ),
+                hint=f"use an NGC TensorFlow container (nvcr.io/nvidia/tensorflow) whose release notes list compute "
+                f"capability {cc_text}, or build TF from source with TF_CUDA_COMPUTE_CAPABILITIES={cc_text} "
+                "(community wheels: github.com/mypapit/tensorflowRTX50)",
+                link=BLACKWELL_SOURCE,
             )
         ]
     if support is KernelSupport.PTX_JIT:
