@@ -171,7 +171,9 @@ def worker_path(worker: Worker = "probe") -> str:
 
 
 class ServingRunner(Protocol):
-    """Starts a worker that answers many requests (``WorkerSession``)."""
+    """Starts a worker that answers many requests (``WorkerSession``) with the interpreter ``python``."""
+
+    python: str
 
     def serve(self, task: str, *, env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> WorkerSession:
         """Start the child; raises OSError when it cannot start."""

@@ -15,6 +15,7 @@ from tfgpu.nvml.client import NvmlClient, PynvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import worker_runner
 from tfgpu.system.files import read_regular
+from tfgpu.system.runner import SubprocessRunner
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
@@ -113,7 +114,7 @@ def tune(
         env = dict(os.environ if environ is None else environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
         client = nvml if nvml is not None else PynvmlClient()
-        with TrialRunner(script, worker_runner("tune"), client, env) as measure:
+        with TrialRunner(script, worker_runner("tune"), client, env, command_runner=SubprocessRunner()) as measure:
             return search(
                 TrialConfig(batch_size=batch_size),
                 measure,

@@ -21,6 +21,8 @@ from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.jobs import WarmJob, fused_batchnorm_env
 from tfgpu.probe.runner import ServingRunner
+from tfgpu.system.runner import CommandRunner
+from tfgpu.xlacache.plan import plan_for_interpreter
 
 
 def process_settings(config: TrialConfig) -> dict[str, str]:
@@ -46,11 +48,20 @@ class TrialRunner:
         nvml: NvmlClient | None,
         environ: Mapping[str, str],
         timeout_seconds: float = 900.0,
+        command_runner: CommandRunner | None = None,
     ) -> None:
         self.script = os.path.abspath(script)
         self.runner = runner
         self.nvml = nvml
         self.environ = dict(environ)
+        self.cache = (
+            plan_for_interpreter(None, python=runner.python, environ=environ, nvml=nvml, runner=command_runner)
+            if command_runner is not None
+            else None
+        )
+        """The XLA cache the trials use (as `tfgpu run` would), so an XLA trial measures what the user's next
+        run pays, not the whole compile again; None without a runner to check its flags with."""
+        self.environ.update(dict(self.cache.variables) if self.cache else {})
         self.timeout_seconds = timeout_seconds
         self.processes = 0
         """TensorFlow children started so far (the first, one per change of settings, one per restart)."""

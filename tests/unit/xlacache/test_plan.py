@@ -1,8 +1,11 @@
 import os
 
 from tests.fakes.interpreter import FakeInterpreter
+from tests.fakes.nvml import FakeNvml
+from tests.fakes.probe import FakeProbe
 
 from tfgpu.model.xla_cache import CacheMode
+from tfgpu.tuning.run import TrialRunner
 from tfgpu.xlacache.plan import plan_cache, training_python
 from tfgpu.xlacache.store import KEY_FILE
 
@@ -149,3 +152,17 @@ def test_plan_cache_refused_lever_leaves_the_cache_working_without_it(tmp_path):
     result = plan(tmp_path, runner, gpus=HOPPER)
     assert result.active and "XLA_FLAGS" not in dict(result.variables)
     assert not any("rewrite is off" in n for n in result.notes)
+
+
+def test_tune_trials_use_the_cache_as_tfgpu_run_would(tmp_path):
+    script = tmp_path / "tune_me.py"
+    script.write_text("")
+    environ = {"TFGPU_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin"}
+    runner = TrialRunner(str(script), FakeProbe(), FakeNvml.single_gpu(), environ, command_runner=FakeInterpreter())
+    assert runner.cache is not None and runner.cache.active
+    assert f"--tf_xla_persistent_cache_directory={runner.cache.directory}" in runner.environ["TF_XLA_FLAGS"]
+    assert LEVER in runner.environ["XLA_FLAGS"]  # the H200's measured first-compile lever, as under tfgpu run
+    off = TrialRunner(
+        str(script), FakeProbe(), None, {**environ, "TFGPU_XLA_CACHE": "off"}, command_runner=FakeInterpreter()
+    )
+    assert "TF_XLA_FLAGS" not in off.environ

@@ -96,7 +96,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         console.print(best_so_far_line(best, first[0]), highlight=False, markup=False, style="green")
         console.file.flush()
 
-    with TrialRunner(args.script, env.worker_factory("tune", args.python), nvml, env.environ) as measure:
+    runner = env.worker_factory("tune", args.python)
+    with TrialRunner(args.script, runner, nvml, env.environ, command_runner=env.runner_factory()) as measure:
 
         def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
             with env.progress(f"trial: {step}"):
