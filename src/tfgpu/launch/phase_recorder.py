@@ -49,6 +49,7 @@ class PhaseRecorder:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.pid = os.getpid()
         self.times: dict[str, Any] = {"start": time.monotonic(), "tensorflow": None, "exit": None}
         self.calls: dict[str, list[list[float | None]]] = {"train": [], "test": [], "predict": []}
         self.steps = 0
@@ -101,7 +102,9 @@ class PhaseRecorder:
         callback_list.__init__ = init_and_record
 
     def write(self) -> None:
-        """At exit: the record, replaced whole (a reader never sees half of it)."""
+        """At exit: the record, replaced whole (a reader never sees half of it); a forked child writes nothing."""
+        if os.getpid() != self.pid:
+            return
         self.times["exit"] = time.monotonic()
         with self._lock:
             record = {**self.times, **self.calls, "steps": self.steps}
