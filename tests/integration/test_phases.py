@@ -38,7 +38,7 @@ def tfgpu_run(tmp_path, source: str, **env: str) -> subprocess.CompletedProcess[
 def test_keras3_fit_with_xla_is_split_into_phases_with_its_steps(tmp_path):
     done = tfgpu_run(tmp_path, FIT.format(jit="jit_compile=True", extra=""))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Where the time went:" in done.stderr
+    assert "Where the time went (" in done.stderr
     assert "first training step (tracing, compilation)" in done.stderr
     assert "(20 steps)" in done.stderr  # 2 epochs of 640 / 64 batches
     assert "VARIABLE None" in done.stdout  # the script's environment does not carry tfgpu's variable on
@@ -98,3 +98,13 @@ def test_run_json_writes_the_summary_with_its_phases_and_keeps_the_commands_stat
         check=False,
     )
     assert lost.returncode == 0 and "cannot write /nonexistent/dir/s.json" in lost.stderr
+
+
+@pytest.mark.timeout(300)
+def test_the_summary_counts_epochs_steps_and_the_commands_own_peak_memory(tmp_path):
+    done = tfgpu_run(tmp_path, FIT.format(jit="", extra="") + "\nblock = bytearray(300 * 2**20)\n")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "(2 epochs, 20 training steps" in done.stderr and "steps/s after the first" in done.stderr
+    peak = float(done.stderr.split("peak host memory ", 1)[1].split(" ", 1)[0])
+    unit = done.stderr.split("peak host memory ", 1)[1].split(" ", 2)[1]
+    assert (peak * 1024 if unit.startswith("GiB") else peak) >= 300  # the 300 MiB the script held, at least

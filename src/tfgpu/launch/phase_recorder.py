@@ -53,6 +53,7 @@ class PhaseRecorder:
         self.times: dict[str, Any] = {"start": time.monotonic(), "tensorflow": None, "exit": None}
         self.calls: dict[str, list[list[float | None]]] = {"train": [], "test": [], "predict": []}
         self.steps = 0
+        self.epochs = 0
         self._lock = threading.Lock()
         self._patched: set[str] = set()
 
@@ -68,6 +69,11 @@ class PhaseRecorder:
             self.steps += 1
             if self.calls["train"] and self.calls["train"][-1][1] is None:
                 self.calls["train"][-1][1] = time.monotonic()
+
+    def epoch_end(self) -> None:
+        """A training epoch ended."""
+        with self._lock:
+            self.epochs += 1
 
     def end(self, kind: str) -> None:
         """The call of that kind ends."""
@@ -107,7 +113,7 @@ class PhaseRecorder:
             return
         self.times["exit"] = time.monotonic()
         with self._lock:
-            record = {**self.times, **self.calls, "steps": self.steps}
+            record = {**self.times, **self.calls, "steps": self.steps, "epochs": self.epochs}
         temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "w", encoding="utf-8") as handle:
@@ -127,6 +133,9 @@ def _recorder_callback(base: type, recorder: PhaseRecorder) -> type:
 
         def on_train_batch_end(self, batch: Any, logs: Any = None) -> None:
             recorder.batch_end()
+
+        def on_epoch_end(self, epoch: Any, logs: Any = None) -> None:
+            recorder.epoch_end()
 
         def on_train_end(self, logs: Any = None) -> None:
             recorder.end("train")

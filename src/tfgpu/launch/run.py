@@ -332,7 +332,8 @@ def run_command(
                     pumps.append((thread, pipe))
             if sampler:
                 sampler.start()
-            codes = [proc.wait() for proc in procs]
+            ended = [_wait_with_usage(proc) for proc in procs]
+            codes = [code for code, _ in ended]
             if {signal.SIGTERM, signal.SIGHUP} & set(stopped):
                 end_adopted_orphans()
     except FileNotFoundError:
@@ -395,7 +396,36 @@ def run_command(
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
     peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
     mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    return RunReport(exit_status, seconds, verdicts, peak, mean, cache.directory if cache else None, cache_use, phases)
+    busiest = max((s.get("utilization_percent").max or 0.0 for s in stats), default=None)
+    host_peak = max((rss for _, rss in ended if rss), default=None)
+    return RunReport(
+        exit_status,
+        seconds,
+        verdicts,
+        peak,
+        mean,
+        cache.directory if cache else None,
+        cache_use,
+        phases,
+        peak_utilization_percent=busiest,
+        host_memory_peak_bytes=host_peak,
+    )
+
+
+def _wait_with_usage(proc: subprocess.Popen[bytes]) -> tuple[int, int | None]:
+    """The command's exit status (as ``Popen.wait`` gives it) and its peak resident memory in bytes.
+
+    ``os.wait4`` reports the resources of this one child (and what it waited for), not of every child
+    tfgpu ever had (the XLA flag check's TensorFlow would count under RUSAGE_CHILDREN).
+    """
+    if proc.returncode is not None:
+        return proc.returncode, None
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except ChildProcessError:  # reaped elsewhere: the status is Popen's to find
+        return proc.wait(), None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_maxrss * 1024  # kilobytes on Linux
 
 
 def save_summary(path: str, document: str) -> None:

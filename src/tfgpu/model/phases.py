@@ -29,6 +29,15 @@ class PhaseTimes:
     seconds: tuple[tuple[Phase, float], ...]
     training_window: tuple[float, float] | None
     steps: int
+    epochs: int = 0
+
+    @property
+    def steps_per_second(self) -> float | None:
+        """Training steps per second over the training window (the first step, the compile, left out)."""
+        if not self.training_window or self.steps < 2:
+            return None
+        seconds = self.training_window[1] - self.training_window[0]
+        return (self.steps - 1) / seconds if seconds > 0 else None
 
     def of(self, phase: Phase) -> float | None:
         """The seconds of one phase, None when it was not seen."""

@@ -23,3 +23,7 @@ class RunReport:
     """What the run compiled into and loaded from the XLA cache (None: no cache, or nothing observed)."""
     phases: PhaseTimes | None = None
     """Seconds per phase measured inside the training process (None: no Keras training was seen)."""
+    peak_utilization_percent: float | None = None
+    """The busiest sample of the busiest GPU over the judged window."""
+    host_memory_peak_bytes: float | None = None
+    """The command's peak resident memory on the host (its own, from wait4)."""

@@ -66,6 +66,9 @@ def phase_times(record: Mapping[str, Any], started: float) -> PhaseTimes | None:
         seconds.append((Phase.EVALUATION, sum(e - b for b, _, e in evaluation)))
     if ended is not None and ended >= last_end:
         seconds.append((Phase.AFTER, ended - last_end))
-    steps = record.get("steps")
     window = (first, train[-1][2]) if first is not None else None
-    return PhaseTimes(tuple(seconds), window, steps if isinstance(steps, int) and steps >= 0 else 0)
+    return PhaseTimes(tuple(seconds), window, _count(record.get("steps")), _count(record.get("epochs")))
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -19,10 +19,13 @@ def run_summary(report: RunReport) -> Group:
     """The summary printed on stderr after the command ends (its own output went through untouched)."""
     util = (
         f", GPU busy {report.mean_utilization_percent:.0f}% on average"
+        + (f" (peak {report.peak_utilization_percent:.0f}%)" if report.peak_utilization_percent is not None else "")
         if report.mean_utilization_percent is not None
         else ""
     )
     peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
+    if report.host_memory_peak_bytes:
+        peak += f", peak host memory {_size(report.host_memory_peak_bytes)}"
     head = Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}")
     line = (
         cache_use_line(report.xla_cache, report.xla_cache_directory)
@@ -31,6 +34,10 @@ def run_summary(report: RunReport) -> Group:
     )
     cache = [Text(line, style="cyan")] if line else []
     return Group(head, *cache, *phase_lines(report.phases), verdict_text(report.verdicts))
+
+
+def _size(size: float) -> str:
+    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
 def phase_lines(phases: PhaseTimes | None) -> list[Text]:
@@ -43,7 +50,9 @@ def phase_lines(phases: PhaseTimes | None) -> list[Text]:
             )
         ]
     total = phases.total or 1.0
-    lines = [Text("Where the time went:")]
+    rate = f", {phases.steps_per_second:.1f} steps/s after the first" if phases.steps_per_second else ""
+    epochs = f"{phases.epochs} epoch{'s' if phases.epochs != 1 else ''}, " if phases.epochs else ""
+    lines = [Text(f"Where the time went ({epochs}{phases.steps} training steps{rate}):")]
     for phase, seconds in phases.seconds:
         steps = f" ({phases.steps} steps)" if phase is Phase.TRAINING and phases.steps else ""
         lines.append(Text(f"  {phase.value:<44} {seconds:8.1f} s {seconds / total:5.0%}{steps}"))
@@ -60,6 +69,8 @@ def run_document(report: RunReport) -> dict[str, Any]:
         body["phases"] = {
             "seconds": {phase.name.lower(): round(seconds, 3) for phase, seconds in report.phases.seconds},
             "steps": report.phases.steps,
+            "epochs": report.phases.epochs,
+            "steps_per_second": report.phases.steps_per_second,
         }
     return command_document("run", body, RUN_SCHEMA_VERSION)
 
