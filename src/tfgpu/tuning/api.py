@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from tfgpu.knowledge.archs import mixed_policies
 from tfgpu.model.errors import DiagnosticError
-from tfgpu.model.tune import TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TuneResult
 from tfgpu.nvml.client import NvmlClient, PynvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.probe.runner import worker_runner
+from tfgpu.probe.runner import ServingRunner, worker_runner
 from tfgpu.system.files import read_regular
-from tfgpu.system.runner import SubprocessRunner
+from tfgpu.system.runner import CommandRunner, SubprocessRunner
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
@@ -114,14 +116,52 @@ def tune(
         env = dict(os.environ if environ is None else environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
         client = nvml if nvml is not None else PynvmlClient()
-        with TrialRunner(script, worker_runner("tune"), client, env, command_runner=SubprocessRunner()) as measure:
-            return search(
-                TrialConfig(batch_size=batch_size),
-                measure,
-                budget_seconds=budget_seconds,
-                mixed_policies=mixed_policies_for(client),
-                new_process=measure.close,
-            )
+        result, _ = search_script(
+            script,
+            TrialConfig(batch_size=batch_size),
+            runner=worker_runner("tune"),
+            nvml=client,
+            environ=env,
+            command_runner=SubprocessRunner(),
+            budget_seconds=budget_seconds,
+        )
+        return result
+
+
+def search_script(
+    script: str,
+    baseline: TrialConfig,
+    *,
+    runner: ServingRunner,
+    nvml: NvmlClient | None,
+    environ: Mapping[str, str],
+    command_runner: CommandRunner | None,
+    budget_seconds: float,
+    on_trial: Callable[[Trial], None] | None = None,
+    on_best: Callable[[Trial], None] | None = None,
+    around_trial: Callable[[str], AbstractContextManager[object]] | None = None,
+) -> tuple[TuneResult, int]:
+    """The search over one tune script in warm trial children: the result and how many TF processes it took.
+
+    The one place ``tfgpu tune`` and ``tfgpu.tune()`` build it (``around_trial`` wraps each trial, e.g.
+    in the CLI's spinner; ``on_trial`` / ``on_best`` hear each trial and each new best as they come).
+    """
+    with TrialRunner(script, runner, nvml, environ, command_runner=command_runner) as measure:
+
+        def measured(step: str, config: TrialConfig, timeout_seconds: float | None = None) -> Trial:
+            with around_trial(step) if around_trial else contextlib.nullcontext():
+                return measure(step, config, timeout_seconds)
+
+        result = search(
+            baseline,
+            measured,
+            budget_seconds=budget_seconds,
+            mixed_policies=mixed_policies_for(nvml),
+            on_trial=on_trial,
+            on_best=on_best,
+            new_process=measure.close,
+        )
+    return result, measure.processes
 
 
 SCRIPT_FUNCTIONS = ("build_model", "make_dataset")

@@ -9,12 +9,11 @@ from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
-from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.model.tune import Trial
 from tfgpu.report.sanitize import printable
 from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
-from tfgpu.tuning.api import mixed_policies_for, script_baseline
-from tfgpu.tuning.run import TrialRunner
-from tfgpu.tuning.search import BASELINE_MIN_SECONDS, search
+from tfgpu.tuning.api import script_baseline, search_script
+from tfgpu.tuning.search import BASELINE_MIN_SECONDS
 
 TEMPLATE = """# A script for `tfgpu tune`: two functions, nothing runs at import.
 import numpy as np
@@ -96,31 +95,27 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         console.print(best_so_far_line(best, first[0]), highlight=False, markup=False, style="green")
         console.file.flush()
 
-    runner = env.worker_factory("tune", args.python)
-    with TrialRunner(args.script, runner, nvml, env.environ, command_runner=env.runner_factory()) as measure:
-
-        def measured(step: str, config: TrialConfig, timeout_seconds: float) -> Trial:
-            with env.progress(f"trial: {step}"):
-                return measure(step, config, timeout_seconds)
-
-        result = search(
-            baseline,
-            measured,
-            budget_seconds=args.budget,
-            mixed_policies=mixed_policies_for(nvml),
-            on_trial=show,
-            on_best=announce,
-            new_process=measure.close,
-        )
+    result, process_count = search_script(
+        args.script,
+        baseline,
+        runner=env.worker_factory("tune", args.python),
+        nvml=nvml,
+        environ=env.environ,
+        command_runner=env.runner_factory(),
+        budget_seconds=args.budget,
+        on_trial=show,
+        on_best=announce,
+        around_trial=lambda step: env.progress(f"trial: {step}"),
+    )
     winner = (
         result.best.config if result.beats_noise else result.start_config
     )  # a gain within the noise changes nothing
     code = code_change(result.start_config, winner)
     caveat = batch_caveat(result.start_config, winner)
     xla_note, kernels_note, bn_note = xla_break_even(result), precision_note(result), batchnorm_note(result)
-    processes = f"{measure.processes} TensorFlow process{'es' if measure.processes != 1 else ''}"
+    processes = f"{process_count} TensorFlow process{'es' if process_count != 1 else ''}"
     if args.json:
-        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, measure.processes, bn_note))
+        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, process_count, bn_note))
     else:
         if result.best.outcome != "ok":
             console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
