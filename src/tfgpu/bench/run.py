@@ -14,7 +14,7 @@ from tfgpu.knowledge.measured import best_measured, peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.errors import UsageError
-from tfgpu.model.untrusted import finite_number
+from tfgpu.model.untrusted import finite_number, text
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
@@ -66,8 +66,8 @@ def _checked(spec: Mapping[str, Any], result: Any) -> dict[str, Any]:
         if (value := finite_number(result.get(name))) is not None:
             out[name] = value
     for name in _TEXTS:
-        if isinstance(result.get(name), str):
-            out[name] = result[name]
+        if (value_text := text(result.get(name))) is not None:
+            out[name] = value_text
     if out["ok"] and "value" not in out:
         out.update(ok=False, error=out.get("error") or "the benchmark child gave no figure")
     return out

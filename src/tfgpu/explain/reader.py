@@ -51,16 +51,14 @@ class _Prefixed:
 class _Utf16AsUtf8:
     """A UTF-16 stream (PowerShell's ``>`` writes UTF-16 with a BOM) read back as UTF-8 bytes."""
 
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+    def __init__(self, stream: _Prefixed) -> None:
         self.decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
-        self.head: bytes | None = head
         self.stream = stream
 
     def read(self, size: int) -> bytes:
         """Up to about ``size`` bytes' worth of text, as UTF-8; b"" only at the end."""
         while True:
-            raw = self.head if self.head is not None else self.stream.read(size)
-            self.head = None
+            raw = self.stream.read(size)
             if not raw:
                 return self.decoder.decode(b"", final=True).encode("utf-8")
             text = self.decoder.decode(raw)
@@ -119,7 +117,7 @@ class LogReader:
             if not first:
                 raise NotALogError("the compressed log is empty or not gzip data")
         if first.startswith(UTF16_BOMS):
-            utf16 = _Utf16AsUtf8(first, self.stream)
+            utf16 = _Utf16AsUtf8(_Prefixed(first, self.stream))
             self.stream = cast(BinaryIO, utf16)
             first = utf16.read(self.chunk_bytes)
         if looks_binary(first):

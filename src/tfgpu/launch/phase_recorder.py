@@ -10,18 +10,20 @@ Nothing the script sees changes: no import hook, no wrapper in the training call
 traceback from ``fit`` has no tfgpu frame), the callback declares itself async-safe for Keras 3
 and takes TF logs as they are in tf_keras (no added synchronisation), and only the process that
 was started gets the variable (it leaves ``os.environ`` here, so workers the script spawns do
-not overwrite the record). Only the standard library is imported here; Keras is used once the
-script has imported it.
+not overwrite the record). Only the standard library is imported at start-up (``system.files``,
+stdlib-only, at exit); Keras is used once the script has imported it.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 VARIABLE = "TFGPU_PHASES_FILE"
@@ -114,13 +116,10 @@ class PhaseRecorder:
         self.times["exit"] = time.monotonic()
         with self._lock:
             record = {**self.times, **self.calls, "steps": self.steps, "epochs": self.epochs}
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "w", encoding="utf-8") as handle:
-                json.dump(record, handle)
-            os.replace(temporary, self.path)
-        except OSError:
-            pass  # the run goes on; tfgpu run says no phase is known
+        from tfgpu.system.files import write_atomically  # at exit, not at the interpreter's start
+
+        with contextlib.suppress(OSError):  # the run goes on; tfgpu run says no phase is known
+            write_atomically(Path(self.path), json.dumps(record))
 
 
 def _recorder_callback(base: type, recorder: PhaseRecorder) -> type:

@@ -76,5 +76,5 @@ def run_document(report: RunReport) -> dict[str, Any]:
 
 
 def render_run_json(report: RunReport) -> str:
-    """``--json`` output (on stderr: stdout is the command's)."""
+    """``run --json FILE``'s document (written to that file: stdout and stderr are the command's)."""
     return render_document(run_document(report))

@@ -15,12 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def read_regular(path: str | Path, max_bytes: int) -> bytes:
-    """The bytes of a regular file of at most ``max_bytes``.
+def _read_prefix(path: str | Path, limit: int) -> bytes:
+    """At most ``limit`` bytes from the start of a regular file, opened without blocking.
 
     Raises:
-        OSError: it cannot be opened, is not a regular file (EINVAL) or holds more than ``max_bytes`` (EFBIG);
-            ``strerror`` says which in words.
+        OSError: it cannot be opened or read, or it is not a regular file (EINVAL, "not a regular file").
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -28,41 +27,36 @@ def read_regular(path: str | Path, max_bytes: int) -> bytes:
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         chunks: list[bytes] = []
         total = 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+        while total < limit:
+            chunk = os.read(fd, min(1 << 20, limit - total))
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
-        if total > max_bytes:
-            raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", str(path))
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_regular(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``.
+
+    Raises:
+        OSError: it cannot be opened, is not a regular file (EINVAL) or holds more than ``max_bytes`` (EFBIG);
+            ``strerror`` says which in words.
+    """
+    data = _read_prefix(path, max_bytes + 1)  # one byte more tells a file of exactly max_bytes from a larger one
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", str(path))
+    return data
 
 
 def read_regular_head(path: str | Path, max_bytes: int) -> bytes | None:
     """The first ``max_bytes`` of a regular file (for headers at its start), None where it cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return _read_prefix(path, max_bytes)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        total = 0
-        while total < max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def read_regular_or_none(path: str | Path, max_bytes: int) -> bytes | None:

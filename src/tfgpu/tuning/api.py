@@ -7,7 +7,6 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Any
 
 from tfgpu.knowledge.archs import mixed_policies
@@ -139,7 +138,7 @@ def search_script(
     budget_seconds: float,
     on_trial: Callable[[Trial], None] | None = None,
     on_best: Callable[[Trial], None] | None = None,
-    around_trial: Callable[[str], AbstractContextManager[object]] | None = None,
+    around_trial: Callable[[str], contextlib.AbstractContextManager[object]] | None = None,
 ) -> tuple[TuneResult, int]:
     """The search over one tune script in warm trial children: the result and how many TF processes it took.
 

@@ -4,8 +4,8 @@ XLA's cudnn-fused-convolution-rewriter turns conv + bias + activation into one c
 Hopper GPU cuDNN 9.3 answers such a call with runtime-compiled engines, and XLA's conv autotuner
 builds every candidate through NVRTC, one after another on one core. On the H200 (TF 2.21,
 cuDNN 9.3.0, 2026-12-03) Keras 3's ResNet-50 (b256, fused batch norm, jit_compile=True) was still
-compiling after 1,000 s, 79 of 79 stack samples in nvrtcCompileProgram under
-CudnnSupport::GetFusedConvolveRunners, ~50-100 s per fused convolution; with the pass disabled its
+compiling after 1,000 s, 75 of the 77 readable stack samples in libnvrtc under
+CudnnSupport::GetFusedConvolveRunners, 44-103 s per fused convolution; with the pass disabled its
 first step took 40.8 s and it trained at 3,658 img/s (1,847 without XLA, PyTorch TF32 3,105 in the
 same lease; docs/performance.md §8). XLA fuses the bias and activation into its own kernels then.
 It is set only for the GPUs it was measured on (sm_90 and newer).
