@@ -120,10 +120,8 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
     space = xplane_pb2.XSpace()
     space.ParseFromString(files[-1].read_bytes())
     keep_gpu_planes(space, xplane_pb2, Path(directory) / "gpu-planes.xplane.pb")
-    by_name: dict[str, float] = defaultdict(float)
-    launches: Counter[str] = Counter()
+    kernels: list[tuple[str, int, int]] = []  # (name, start ps, duration ps)
     by_op: dict[str, float] = defaultdict(float)
-    intervals = []
     lines_seen = set()
     for plane in space.planes:
         if not plane.name.startswith("/device:GPU:"):
@@ -137,14 +135,34 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
             if not line.name.lower().startswith("stream"):
                 continue  # derived lines (TF ops, XLA modules, steps) repeat the kernels' time
             for event in line.events:
-                name = short_name(plane.event_metadata[event.metadata_id].name)
-                start_ps = line.timestamp_ns * 1000 + event.offset_ps
-                by_name[name] += event.duration_ps / 1e9  # ms
-                launches[name] += 1
-                intervals.append((start_ps, start_ps + event.duration_ps))
-    total_ms = sum(by_name.values())
-    if not total_ms:
+                name = plane.event_metadata[event.metadata_id].name
+                kernels.append((name, line.timestamp_ns * 1000 + event.offset_ps, event.duration_ps))
+    if not kernels:
         return {"error": f"no GPU kernel in the profile (is libcupti.so.12 loadable?); GPU lines: {sorted(lines_seen)}"}
+    total_ms = sum(duration for _, _, duration in kernels) / 1e9
+    return {
+        **kernel_summary(kernels, steps, wall_seconds),
+        "ops": [
+            {"op": op, "ms_per_step": ms / steps, "share": ms / total_ms}
+            for op, ms in sorted(by_op.items(), key=lambda item: -item[1])[:15]
+        ],
+        "lines": sorted(lines_seen),
+    }
+
+
+def kernel_summary(kernels: list[tuple[str, int, int]], steps: int, wall_seconds: float) -> dict[str, Any]:
+    """Launches and GPU time per step, by kind and by kernel, from (name, start ps, duration ps) of each kernel.
+
+    Shared by TensorFlow's profile (tf.profiler's XPlane) and PyTorch's (torch.profiler), so the two
+    are cut the same way.
+    """
+    by_name: dict[str, float] = defaultdict(float)
+    launches: Counter[str] = Counter()
+    for name, _, duration in kernels:
+        short = short_name(name)
+        by_name[short] += duration / 1e9  # ms
+        launches[short] += 1
+    total_ms = sum(by_name.values()) or 1e-9
     kinds: dict[str, float] = defaultdict(float)
     for name, ms in by_name.items():
         kinds[next(kind for kind, pattern in KINDS if pattern.search(name))] += ms
@@ -153,7 +171,7 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
         "steps": steps,
         "kernels_per_step": sum(launches.values()) / steps,
         "kernel_ms_per_step": total_ms / steps,
-        "gpu_busy_ms_per_step": union_ps(intervals) / 1e9 / steps,
+        "gpu_busy_ms_per_step": union_ps([(start, start + d) for _, start, d in kernels]) / 1e9 / steps,
         "wall_ms_per_step": wall_seconds * 1000 / steps,
         "by_kind": {
             kind: {"ms_per_step": ms / steps, "share": ms / total_ms}
@@ -168,11 +186,6 @@ def summarise_profile(directory: str, steps: int, wall_seconds: float) -> dict[s
             }
             for name, ms in top
         ],
-        "ops": [
-            {"op": op, "ms_per_step": ms / steps, "share": ms / total_ms}
-            for op, ms in sorted(by_op.items(), key=lambda item: -item[1])[:15]
-        ],
-        "lines": sorted(lines_seen),
     }
 
 
@@ -241,16 +254,19 @@ def run_child(setting: str, args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
-def torch_rates() -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, str(HERE / "torch_resnet50.py")], capture_output=True, text=True, check=False
-    )
-    rates = {}
+def torch_rates(profile: bool) -> tuple[dict[str, float], dict[str, Any]]:
+    """PyTorch's img/s per precision and, with ``profile``, its kernel summaries (benchmarks/torch_resnet50.py)."""
+    command = [sys.executable, str(HERE / "torch_resnet50.py")] + (["--profile"] if profile else [])
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}  # PyTorch's own CUDA, not TF's wheels
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    rates, profiles = {}, {}
     for line in done.stdout.splitlines():
-        parts = line.split()
+        parts = line.split(maxsplit=2)
         if len(parts) >= 2 and parts[0] in ("tf32", "bf16", "fp16", "fp32"):
             rates[parts[0]] = float(parts[1])
-    return rates
+        elif len(parts) == 3 and parts[0] == "profile":
+            profiles[parts[1]] = json.loads(parts[2])
+    return rates, profiles
 
 
 def print_row(row: dict[str, Any], torch: dict[str, float]) -> None:
@@ -264,7 +280,10 @@ def print_row(row: dict[str, Any], torch: dict[str, float]) -> None:
         f"  (first step {row['first_step_seconds']:.1f} s)",
         flush=True,
     )
-    profile = row.get("profile")
+    print_profile(row.get("profile"))
+
+
+def print_profile(profile: dict[str, Any] | None) -> None:
     if not profile:
         return
     if "error" in profile:
@@ -279,7 +298,7 @@ def print_row(row: dict[str, Any], torch: dict[str, float]) -> None:
         print(
             f"    {top['share']:5.1%} {top['ms_per_step']:7.2f} ms x{top['launches_per_step']:6.0f}  {top['kernel'][:90]}"
         )
-    if profile["ops"]:
+    if profile.get("ops"):
         print("    by TF op: " + ", ".join(f"{o['op']} {o['share']:.0%}" for o in profile["ops"][:10]))
 
 
@@ -305,9 +324,12 @@ def main() -> None:
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         parser.error(f"unknown setting {unknown}; choose from {', '.join(SETTINGS)}")
-    torch = {} if args.no_torch else torch_rates()
+    torch, torch_profiles = ({}, {}) if args.no_torch else torch_rates(args.profile)
     if torch:
         print("PyTorch:", ", ".join(f"{k} {v:,.0f} img/s" for k, v in torch.items()), flush=True)
+    for precision, summary in torch_profiles.items():
+        print(f"PyTorch {precision} profile:", flush=True)
+        print_profile(summary)
     rows = []
     for setting in settings:
         for row in run_child(setting, args):
@@ -315,7 +337,16 @@ def main() -> None:
             print_row(row, torch)
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"batch": args.batch, "timed_steps": args.steps, "torch": torch, "rows": rows}, indent=2)
+            json.dumps(
+                {
+                    "batch": args.batch,
+                    "timed_steps": args.steps,
+                    "torch": torch,
+                    "torch_profiles": torch_profiles,
+                    "rows": rows,
+                },
+                indent=2,
+            )
         )
 
 

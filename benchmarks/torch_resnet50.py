@@ -6,17 +6,29 @@ a gradient scaler (as Keras's mixed_float16 scales the loss) and full float32.
 Run on the H200 on 2026-12-03 (as an inline script with the same steps): 3,161 / 4,737 / 976 img/s
 (TF32 / bf16 / float32; docs/examples/h200-torch-resnet50.txt has 6,112 for fp16 autocast, 2026-12-02).
 
-    python benchmarks/torch_resnet50.py
+    python benchmarks/torch_resnet50.py [--profile]
+
+``--profile`` adds, for TF32 and bf16, a kernel summary of 3 steps from torch.profiler, cut the way
+benchmarks/resnet50_tf_vs_torch.py cuts TensorFlow's (one line ``profile PRECISION {json}`` each).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import time
 
+from resnet50_tf_vs_torch import kernel_summary  # the same cut as TensorFlow's profile
+
 AUTOCAST = {"bf16": "bfloat16", "fp16": "float16"}
+PROFILED = ("tf32", "bf16")
+PROFILED_STEPS = 3
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", action="store_true")
+    profile = parser.parse_args().profile
     import torch
     import torchvision
 
@@ -47,6 +59,19 @@ def main() -> None:
             step(precision, scaler)
         torch.cuda.synchronize()
         print(precision, round(256 * 30 / (time.perf_counter() - start)), "img/s", flush=True)
+        if profile and precision in PROFILED:
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                start = time.perf_counter()
+                for _ in range(PROFILED_STEPS):
+                    step(precision, scaler)
+                torch.cuda.synchronize()
+                wall = time.perf_counter() - start
+            kernels = [
+                (e.name, int(e.time_range.start * 1e6), int(e.time_range.elapsed_us() * 1e6))  # us -> ps
+                for e in prof.events()
+                if e.device_type == torch.autograd.DeviceType.CUDA
+            ]
+            print("profile", precision, json.dumps(kernel_summary(kernels, PROFILED_STEPS, wall)), flush=True)
     print(torch.__version__, torchvision.__version__)
 
 

@@ -7,12 +7,20 @@
 #   torch    PyTorch's ResNet-50 b256 on the same GPU (the peer; its own CUDA, so without LD_LIBRARY_PATH) (~1 min)
 #   nojit-fused, nojit-keras  Keras 3 ResNet-50 b256 without XLA, fused batch norm or Keras's own (~1 min each)
 #   resnet   Keras 3 ResNet-50 (fused batch norm, jit_compile=True) twice with one cache, timers and stacks (<= 2 x RESNET_TIMEOUT)
+#   resnet-keras  the same with Keras's own BatchNormalization (tfgpu's automatic XLA lever, no user flag)
+#   quiet    issue 23: the CNN with fit(verbose=0) and --xla-cache off (no cache, no lever: XLA's whole compile), once
+#   profiles issue 26: ResNet-50 fused batch norm under XLA (through tfgpu.setup), float32 and bf16, kernel
+#            profiles, against PyTorch's rates and torch.profiler (~4 min; carry .gpu-stack/cupti.whl)
 set -u
 RAW=1 source scripts/h200_background.sh "${NAME:-i24}" "${1:-run}" "${2:-}"
 if [ -d .whl ] && [ ! -x /root/pyspy/bin/py-spy ]; then
   python3 -m pip install -q --no-index --no-deps --target /root/pyspy .whl/py_spy*.whl
 fi
 spy=/root/pyspy/bin/py-spy
+site=/root/tfgpu-stack/site
+if [ -f .gpu-stack/cupti.whl ] && [ ! -d "$site/nvidia/cuda_cupti" ]; then  # tf.profiler's libcupti.so.12, for profiles
+  python3 -m zipfile -e .gpu-stack/cupti.whl /tmp/cupti && cp -r /tmp/cupti/nvidia/cuda_cupti "$site/nvidia/"
+fi
 timers=TF_CPP_VMODULE=gpu_compiler=1,nvptx_compiler=1,device_compiler=1,autotuner_util=1,gemm_fusion_autotuner=1,conv_algorithm_picker=1,gemm_algorithm_picker=1,compile_module_to_llvm_ir=1
 stacks() {  # stacks NAME PATTERN PERIOD: native stacks of the training process (not tfgpu run above it) until it ends
   local name=$1 pattern=$2 period=$3 pid=""
@@ -34,6 +42,15 @@ for part in ${STEPS:-mnist phases nojit-fused resnet torch nojit-keras}; do
               --batchnorm "${part#nojit-}" --json "$o/$part.json" ;;
     resnet) stacks resnet '^[^ ]+ [^ ]*xla_cache[.]py resnet50-child' "${STACK_PERIOD:-20}" & step resnet python3 benchmarks/xla_cache.py resnet50 --runs 2 \
               --cache /tmp/i24-resnet --timeout "${RESNET_TIMEOUT:-420}" --env "$timers" --stderr "$o/resnet" --json "$o/resnet.json"; wait ;;
+    resnet-keras) stacks resnet-keras '^[^ ]+ [^ ]*xla_cache[.]py resnet50-child' 60 & step resnet-keras python3 benchmarks/xla_cache.py \
+              resnet50 --runs 2 --batchnorm keras --cache /tmp/i24-resnet-keras --timeout "${RESNET_TIMEOUT:-420}" \
+              --env "$timers" --stderr "$o/resnet-keras" --json "$o/resnet-keras.json"; wait ;;
+    quiet) step quiet python3 benchmarks/xla_cache.py mnist --runs 1 --verbose 0 --run-option=--xla-cache=off \
+              --cache /tmp/i24-quiet --stderr "$o/quiet" --json "$o/quiet.json" ;;
+    profiles) step profiles env LD_LIBRARY_PATH="$site/nvidia/cuda_cupti/lib:${LD_LIBRARY_PATH:-}" \
+              python3 benchmarks/resnet50_tf_vs_torch.py --settings xla --precisions float32,mixed_bfloat16 --profile \
+              --timeout 420 --json "$o/profiles.json"
+              (cd /tmp/tfgpu-profile 2>/dev/null && find . -name gpu-planes.xplane.pb | tar -czf "$o/gpu-planes.tgz" -T -) ;;
     *) echo "unknown part $part" ;;
   esac
 done

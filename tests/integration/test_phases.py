@@ -90,6 +90,8 @@ def test_run_json_writes_the_summary_with_its_phases_and_keeps_the_commands_stat
     doc = json.loads(summary.read_text())
     assert doc["command"] == "run" and doc["exit_status"] == 3 and doc["phases"]["steps"] == 20
     assert set(doc["phases"]["seconds"]) >= {"startup", "prepare", "first_step", "training"}
+    epochs = doc["phases"]["epoch_seconds"]  # verbose=0: timed inside the process, not from a progress bar
+    assert doc["phases"]["epochs"] == len(epochs) == 2 and all(seconds > 0 for seconds in epochs)
     lost = subprocess.run(
         [sys.executable, "-m", "tfgpu", "run", "--json", "/nonexistent/dir/s.json", "--", "true"],
         capture_output=True,
@@ -105,6 +107,7 @@ def test_the_summary_counts_epochs_steps_and_the_commands_own_peak_memory(tmp_pa
     done = tfgpu_run(tmp_path, FIT.format(jit="", extra="") + "\nblock = bytearray(300 * 2**20)\n")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "(2 epochs, 20 training steps" in done.stderr and "steps/s after the first" in done.stderr
+    assert "first epoch " in done.stderr and "later epochs " in done.stderr
     peak = float(done.stderr.split("peak host memory ", 1)[1].split(" ", 1)[0])
     unit = done.stderr.split("peak host memory ", 1)[1].split(" ", 2)[1]
     assert (peak * 1024 if unit.startswith("GiB") else peak) >= 300  # the 300 MiB the script held, at least

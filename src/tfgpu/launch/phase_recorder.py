@@ -29,7 +29,7 @@ from typing import Any
 VARIABLE = "TFGPU_PHASES_FILE"
 POLL_SECONDS = 0.05
 MAX_CALLS = 10_000
-"""Begin/end pairs kept per kind: a script that calls predict() in a loop stays bounded."""
+"""Begin/end pairs kept per kind, and epoch ends: a script that calls predict() in a loop stays bounded."""
 
 _CALLBACK_LISTS = (
     ("keras.src.callbacks.callback_list", "keras.src.callbacks.callback", False),
@@ -55,7 +55,7 @@ class PhaseRecorder:
         self.times: dict[str, Any] = {"start": time.monotonic(), "tensorflow": None, "exit": None}
         self.calls: dict[str, list[list[float | None]]] = {"train": [], "test": [], "predict": []}
         self.steps = 0
-        self.epochs = 0
+        self.epoch_ends: list[float] = []
         self._lock = threading.Lock()
         self._patched: set[str] = set()
 
@@ -73,9 +73,10 @@ class PhaseRecorder:
                 self.calls["train"][-1][1] = time.monotonic()
 
     def epoch_end(self) -> None:
-        """A training epoch ended."""
+        """A training epoch ended (after its validation, as Keras times an epoch)."""
         with self._lock:
-            self.epochs += 1
+            if len(self.epoch_ends) < MAX_CALLS:
+                self.epoch_ends.append(time.monotonic())
 
     def end(self, kind: str) -> None:
         """The call of that kind ends."""
@@ -115,7 +116,7 @@ class PhaseRecorder:
             return
         self.times["exit"] = time.monotonic()
         with self._lock:
-            record = {**self.times, **self.calls, "steps": self.steps, "epochs": self.epochs}
+            record = {**self.times, **self.calls, "steps": self.steps, "epoch_ends": self.epoch_ends}
         from tfgpu.system.files import write_atomically  # at exit, not at the interpreter's start
 
         with contextlib.suppress(OSError):  # the run goes on; tfgpu run says no phase is known

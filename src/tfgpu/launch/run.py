@@ -369,7 +369,7 @@ def run_command(
         since, until = (sampler.first_busy() if sampler else None), None
         busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
     stats = sampler.stats(since=since, until=until) if sampler else []
-    epochs = watch.finished_epochs()
+    epochs = phases.epoch_seconds if phases and phases.epoch_seconds else watch.finished_epochs()
     cache_use = (
         conclude(observation, environ, shlex.join(argv), epochs[0] if epochs else None)
         if observation is not None

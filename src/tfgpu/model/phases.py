@@ -19,7 +19,7 @@ class Phase(str, Enum):
 
 @dataclass(frozen=True)
 class PhaseTimes:
-    """Seconds per phase (only the phases seen), the training window on the monotonic clock, and the steps.
+    """Seconds per phase (only the phases seen), the training window on the monotonic clock, the steps and epochs.
 
     ``training_window`` runs from the end of the first training step to the end of the last
     ``fit``: the GPU's statistics are judged over it, not over imports, model building or the
@@ -29,7 +29,13 @@ class PhaseTimes:
     seconds: tuple[tuple[Phase, float], ...]
     training_window: tuple[float, float] | None
     steps: int
-    epochs: int = 0
+    epoch_seconds: tuple[float, ...] = ()
+    """Each training epoch's seconds as Keras times it (its validation included), with any ``verbose``."""
+
+    @property
+    def epochs(self) -> int:
+        """The training epochs that ended."""
+        return len(self.epoch_seconds)
 
     @property
     def steps_per_second(self) -> float | None:

@@ -67,7 +67,25 @@ def phase_times(record: Mapping[str, Any], started: float) -> PhaseTimes | None:
     if ended is not None and ended >= last_end:
         seconds.append((Phase.AFTER, ended - last_end))
     window = (first, train[-1][2]) if first is not None else None
-    return PhaseTimes(tuple(seconds), window, _count(record.get("steps")), _count(record.get("epochs")))
+    return PhaseTimes(tuple(seconds), window, _count(record.get("steps")), _epoch_seconds(record, train))
+
+
+def _epoch_seconds(record: Mapping[str, Any], train: list[tuple[float, float | None, float]]) -> tuple[float, ...]:
+    """Each epoch's seconds: from its ``fit``'s begin or the epoch before in the same ``fit``, to its end.
+
+    Examples:
+        >>> _epoch_seconds({"epoch_ends": [70.0, 72.0, 74.5]}, [(10.0, 60.0, 75.0)])
+        (60.0, 2.0, 2.5)
+    """
+    raw = record.get("epoch_ends")
+    ends = sorted(e for e in (finite_number(v) for v in (raw if isinstance(raw, list) else [])) if e is not None)
+    out: list[float] = []
+    for begin, _, end in train:
+        previous = begin
+        for epoch_end in (e for e in ends if begin <= e <= end):
+            out.append(epoch_end - previous)
+            previous = epoch_end
+    return tuple(out)
 
 
 def _count(value: Any) -> int:

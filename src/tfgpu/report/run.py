@@ -56,6 +56,9 @@ def phase_lines(phases: PhaseTimes | None) -> list[Text]:
     for phase, seconds in phases.seconds:
         steps = f" ({phases.steps} steps)" if phase is Phase.TRAINING and phases.steps else ""
         lines.append(Text(f"  {phase.value:<44} {seconds:8.1f} s {seconds / total:5.0%}{steps}"))
+    if len(phases.epoch_seconds) > 1:
+        first, rest = phases.epoch_seconds[0], sorted(phases.epoch_seconds[1:])
+        lines.append(Text(f"  first epoch {first:.1f} s, later epochs {rest[len(rest) // 2]:.1f} s (median)"))
     return lines
 
 
@@ -70,6 +73,7 @@ def run_document(report: RunReport) -> dict[str, Any]:
             "seconds": {phase.name.lower(): round(seconds, 3) for phase, seconds in report.phases.seconds},
             "steps": report.phases.steps,
             "epochs": report.phases.epochs,
+            "epoch_seconds": [round(seconds, 3) for seconds in report.phases.epoch_seconds],
             "steps_per_second": report.phases.steps_per_second,
         }
     return command_document("run", body, RUN_SCHEMA_VERSION)

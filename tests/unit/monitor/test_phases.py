@@ -94,3 +94,16 @@ def test_a_first_step_shorter_than_the_training_follows_the_gpu_verdict():
     long = PhaseTimes(((Phase.FIRST_STEP, 30.0), (Phase.TRAINING, 600.0)), (30.0, 630.0), 10000)
     ids = [v.id for v in judge([busy(95)], RunFacts(phases=long, jit_compile=True))]
     assert ids == ["gpu-busy", "first-step-compile"]
+
+
+def test_epochs_are_timed_within_their_fit_and_bad_entries_are_dropped():
+    record = {
+        "exit": 100.0,
+        "train": [[10.0, 60.0, 75.0], [80.0, 81.0, 90.0]],
+        "epoch_ends": [70.0, 72.0, "x", float("inf"), 74.5, 85.0, 89.0, 95.0],
+        "steps": 10,
+    }
+    phases = phase_times(record, 0.0)
+    assert phases is not None
+    assert phases.epoch_seconds == (60.0, 2.0, 2.5, 5.0, 4.0)  # 95.0 lies outside every fit
+    assert phases.epochs == 5
