@@ -15,8 +15,11 @@ benchmarks/resnet50_tf_vs_torch.py cuts TensorFlow's (one line ``profile PRECISI
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
+from collections.abc import Callable
+from typing import Any
 
 from resnet50_tf_vs_torch import kernel_summary  # the same cut as TensorFlow's profile
 
@@ -60,19 +63,34 @@ def main() -> None:
         torch.cuda.synchronize()
         print(precision, round(256 * 30 / (time.perf_counter() - start)), "img/s", flush=True)
         if profile and precision in PROFILED:
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                start = time.perf_counter()
-                for _ in range(PROFILED_STEPS):
-                    step(precision, scaler)
-                torch.cuda.synchronize()
-                wall = time.perf_counter() - start
-            kernels = [
-                (e.name, int(e.time_range.start * 1e6), int(e.time_range.elapsed_us() * 1e6))  # us -> ps
-                for e in prof.events()
-                if e.device_type == torch.autograd.DeviceType.CUDA
-            ]
-            print("profile", precision, json.dumps(kernel_summary(kernels, PROFILED_STEPS, wall)), flush=True)
+            print(
+                "profile",
+                precision,
+                json.dumps(profile_steps(torch, functools.partial(step, precision, scaler))),
+                flush=True,
+            )
     print(torch.__version__, torchvision.__version__)
+
+
+def profile_steps(torch: Any, step: Callable[[], None]) -> dict[str, Any]:
+    """torch.profiler's kernels over a few steps, summarised as TensorFlow's are; a failure is an "error" entry."""
+    try:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            start = time.perf_counter()
+            for _ in range(PROFILED_STEPS):
+                step()
+            torch.cuda.synchronize()
+            wall = time.perf_counter() - start
+        kernels = [
+            (e.name, int(e.time_range.start * 1e6), int(e.time_range.elapsed_us() * 1e6))  # us -> ps
+            for e in prof.events()
+            if e.device_type == torch.autograd.DeviceType.CUDA
+        ]
+    except (RuntimeError, AttributeError, TypeError, ValueError) as error:  # the other precisions' rates still come
+        return {"error": f"{type(error).__name__}: {error}"}
+    if not kernels:
+        return {"error": "torch.profiler recorded no CUDA kernel"}
+    return kernel_summary(kernels, PROFILED_STEPS, wall)
 
 
 if __name__ == "__main__":
