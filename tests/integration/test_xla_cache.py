@@ -62,3 +62,31 @@ def test_the_flag_check_accepts_the_persistent_cache_and_leaves_no_scratch(tmp_p
     check = run_flag_check(SubprocessRunner(), sys.executable, flags, tmp_path)
     assert check.accepted, check.reason
     assert list(tmp_path.iterdir()) == []
+
+
+CUSTOM_LOOP = """
+import tensorflow as tf
+w = tf.Variable(tf.ones((64, 64)))
+@tf.function(jit_compile=True)
+def step(x):
+    w.assign_sub(0.01 * tf.matmul(x, w, transpose_a=True))
+    return tf.reduce_sum(w)
+for _ in range(20):
+    total = step(tf.ones((64, 64)))
+print(float(total))
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_custom_loop_is_judged_from_its_first_compiled_program(tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text(CUSTOM_LOOP)
+    env = dict(os.environ, TFGPU_CACHE_DIR=str(tmp_path / "cache"), TF_CPP_MIN_LOG_LEVEL="2", COLUMNS="200")
+    summary = tmp_path / "summary.json"
+    command = [sys.executable, "-m", "tfgpu", "run", "--json", str(summary), "--", sys.executable, str(script)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=500, env=env, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "compiled in this run and kept in" in done.stderr
+    assert "no Keras fit() was seen" in done.stderr
+    assert "judged from when XLA's first compiled program was written" in done.stderr
+    assert json.loads(summary.read_text())["judged_from"] == "first_program"

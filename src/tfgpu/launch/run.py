@@ -33,7 +33,7 @@ from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.phases import PhaseTimes
-from tfgpu.model.run import RunReport
+from tfgpu.model.run import JudgedFrom, RunReport
 from tfgpu.model.samples import Verdict
 from tfgpu.model.xla_cache import CachePlan
 from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times
@@ -45,7 +45,7 @@ from tfgpu.system.files import read_regular_or_none, write_atomically
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter, training_python
-from tfgpu.xlacache.session import conclude, observe
+from tfgpu.xlacache.session import Observation, conclude, observe
 
 BOOTSTRAP_DIR = str(Path(__file__).parent / "bootstrap")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -359,12 +359,16 @@ def run_command(
     # Judge the training steps the process measured; without them, from the first GPU activity on
     # (importing TF and loading data are not training).
     window = phases.training_window if phases else None
+    compiled_at = None if window else _first_program_at(observation, start, seconds)
     kept = sampler.samples() if sampler else []
     since: float | None
     until: float | None
     if window:
         since, until = window
         busy_seconds = window[1] - window[0]
+    elif compiled_at is not None:  # no fit() seen: the GPU idles while XLA compiles, which is not the input's fault
+        since, until = compiled_at, None
+        busy_seconds = start + seconds - compiled_at
     else:
         since, until = (sampler.first_busy() if sampler else None), None
         busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
@@ -382,6 +386,7 @@ def run_command(
         jit_compile=True if watch.xla_seen else None,
         xla_cache=cache_use,
         phases=phases,
+        first_program_seconds=compiled_at - start if compiled_at is not None else None,
     )
     failed = (
         INTERRUPTED
@@ -409,7 +414,19 @@ def run_command(
         phases,
         peak_utilization_percent=busiest,
         host_memory_peak_bytes=host_peak,
+        judged_from=(
+            JudgedFrom.TRAINING if window else JudgedFrom.FIRST_PROGRAM if compiled_at else JudgedFrom.FIRST_ACTIVITY
+        ),
     )
+
+
+def _first_program_at(observation: Observation | None, start: float, seconds: float) -> float | None:
+    """When (on the monotonic clock) the run's first newly compiled XLA program was written, if inside the run."""
+    written = observation.first_compiled_unix if observation is not None else None
+    if written is None:
+        return None
+    at = written - (time.time() - time.monotonic())
+    return at if start <= at <= start + seconds else None
 
 
 def _wait_with_usage(proc: subprocess.Popen[bytes]) -> tuple[int, int | None]:

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.samples import Verdict
 from tfgpu.model.xla_cache import CacheUse
+
+
+class JudgedFrom(str, Enum):
+    """Where the window the GPU is judged over begins: the best mark the run gave."""
+
+    TRAINING = "its training steps (the first step, tracing and compilation, left out)"
+    FIRST_PROGRAM = "when XLA's first compiled program was written (start-up and compilation left out)"
+    FIRST_ACTIVITY = "its first activity on"
 
 
 @dataclass(frozen=True)
@@ -27,3 +36,4 @@ class RunReport:
     """The busiest sample of the busiest GPU over the judged window."""
     host_memory_peak_bytes: float | None = None
     """The command's peak resident memory on the host (its own, from wait4)."""
+    judged_from: JudgedFrom = JudgedFrom.FIRST_ACTIVITY

@@ -49,6 +49,8 @@ class RunFacts:
     """What the run compiled into the persistent XLA cache and loaded from it."""
     phases: PhaseTimes | None = None
     """Seconds per phase measured inside the training process; GPU statistics then cover training only."""
+    first_program_seconds: float | None = None
+    """Without phases: seconds from the start until XLA's first program compiled in this run was written."""
 
 
 def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
@@ -128,6 +130,29 @@ def _first_step_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
         advice,
     )
     return verdict, first > training
+
+
+def _first_program_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
+    """Without phases (a custom loop, ``train_on_batch``): the time before XLA's first compiled program was written.
+
+    The flag says whether it outlasted everything after it. On the H200 a ResNet-50 trained with
+    ``train_on_batch`` under XLA wrote its program 47 s into a 64 s run and was then told "the GPU
+    waits for input: busy only 15%", judged over the compile.
+    """
+    ready = run.first_program_seconds
+    if run.phases is not None or ready is None or ready < FIRST_STEP_SECONDS:
+        return None
+    after = run.wall_seconds or 0.0
+    cause, advice = _compile_cause(run, "step")
+    verdict = Verdict(
+        "first-program-compile",
+        "info",
+        f"XLA's first compiled program was ready {ready:.0f} s after the start",
+        f"Before it: start-up, model building and {cause}. No Keras fit() was seen, so how those "
+        f"{ready:.0f} s split is not known; the GPU is judged over the {after:.1f} s after it.",
+        advice,
+    )
+    return verdict, ready > after
 
 
 THERMAL_FRACTION = 0.05
@@ -227,7 +252,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         )
         return out
     util = gpu.get("utilization_percent").mean or 0.0
-    compile_cost = _first_step_cost(run) if run.phases else _first_epoch_cost(run)
+    compile_cost = _first_step_cost(run) if run.phases else (_first_epoch_cost(run) or _first_program_cost(run))
     if compile_cost and compile_cost[1]:
         out.append(compile_cost[0])  # the compiler cost more than all the training after it
     batchnorm = (

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from tfgpu.model.codec import encode
 from tfgpu.model.phases import Phase, PhaseTimes
-from tfgpu.model.run import RunReport
+from tfgpu.model.run import JudgedFrom, RunReport
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.monitor import verdict_text
 from tfgpu.report.xla_cache import cache_use_line
@@ -33,19 +33,20 @@ def run_summary(report: RunReport) -> Group:
         else None
     )
     cache = [Text(line, style="cyan")] if line else []
-    return Group(head, *cache, *phase_lines(report.phases), verdict_text(report.verdicts))
+    return Group(head, *cache, *phase_lines(report.phases, report.judged_from), verdict_text(report.verdicts))
 
 
 def _size(size: float) -> str:
     return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
-def phase_lines(phases: PhaseTimes | None) -> list[Text]:
+def phase_lines(phases: PhaseTimes | None, judged_from: JudgedFrom = JudgedFrom.TRAINING) -> list[Text]:
     """Where the time went, one phase a line (seconds and share), or that no training phase was seen."""
     if phases is None:
         return [
             Text(
-                "Phases: no Keras fit() was seen (a custom loop, or it ended before training): the GPU is judged from its first activity on",
+                "Phases: no Keras fit() was seen (a custom loop, or it ended before training): "
+                f"the GPU is judged from {judged_from.value}",
                 style="dim",
             )
         ]
@@ -68,6 +69,7 @@ RUN_SCHEMA_VERSION = 1
 def run_document(report: RunReport) -> dict[str, Any]:
     """The JSON contract of ``tfgpu run --json``: the report, with seconds per phase keyed by the phase's name."""
     body = encode(report)
+    body["judged_from"] = report.judged_from.name.lower()
     if report.phases is not None:
         body["phases"] = {
             "seconds": {phase.name.lower(): round(seconds, 3) for phase, seconds in report.phases.seconds},

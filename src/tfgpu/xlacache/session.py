@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheMode, CachePlan, CacheRun, CacheUse
 from tfgpu.xlacache.location import cache_limit_bytes, cache_root
-from tfgpu.xlacache.store import evict, mark_used, read_runs, record_run, snapshot
+from tfgpu.xlacache.store import evict, first_written, mark_used, read_runs, record_run, snapshot
 from tfgpu.xlacache.watch import OpenWatch
 
 
@@ -23,6 +23,8 @@ class Observation:
     opened: set[str] | None = None
     after: frozenset[str] = frozenset()
     ended: bool = False
+    first_compiled_unix: float | None = None
+    """When the first program this run compiled was written (TF writes each one as its compile ends)."""
 
     def use(self, first_epoch_seconds: float | None) -> CacheUse | None:
         """The run's use of the cache, None when it had none."""
@@ -45,6 +47,7 @@ def observe(plan: CachePlan) -> Iterator[Observation]:
         yield observation
     observation.opened = watch.opened()
     observation.after = snapshot(directory)
+    observation.first_compiled_unix = first_written(directory, observation.after - observation.before)
     observation.ended = True
 
 

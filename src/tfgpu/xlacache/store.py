@@ -92,6 +92,12 @@ def snapshot(directory: Path) -> frozenset[str]:
     return frozenset(path.name for _, _, path in _programs(directory))
 
 
+def first_written(directory: Path, names: Iterable[str]) -> float | None:
+    """The earliest modification time (Unix seconds) of the named programs: when a run's first compile ended."""
+    wanted = set(names)
+    return min((mtime for mtime, _, path in _programs(directory) if path.name in wanted), default=None)
+
+
 def mark_used(directory: Path, names: Iterable[str]) -> None:
     """Set the programs' modification time to now: eviction removes the longest unused first."""
     now = time.time()

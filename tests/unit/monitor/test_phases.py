@@ -107,3 +107,20 @@ def test_epochs_are_timed_within_their_fit_and_bad_entries_are_dropped():
     assert phases is not None
     assert phases.epoch_seconds == (60.0, 2.0, 2.5, 5.0, 4.0)  # 95.0 lies outside every fit
     assert phases.epochs == 5
+
+
+def test_without_phases_the_time_before_the_first_compiled_program_is_named_and_headlines_when_longer():
+    # ResNet-50 by train_on_batch under XLA on the H200: its program was written 47 s into a 64 s run.
+    facts = RunFacts(first_program_seconds=47.0, wall_seconds=17.0, jit_compile=True)
+    verdicts = judge([busy(90)], facts)
+    assert verdicts[0].id == "first-program-compile"
+    assert "47 s after the start" in verdicts[0].summary and "17.0 s after it" in verdicts[0].detail
+    assert "input-bound" not in [v.id for v in verdicts]
+
+
+def test_a_quick_first_program_or_known_phases_name_no_program_compile():
+    assert "first-program-compile" not in [
+        v.id for v in judge([busy(90)], RunFacts(first_program_seconds=4.0, wall_seconds=60.0))
+    ]
+    with_phases = RunFacts(phases=MNIST_H200, first_program_seconds=74.0, wall_seconds=10.0, jit_compile=True)
+    assert "first-program-compile" not in [v.id for v in judge([busy(90)], with_phases)]

@@ -7,6 +7,7 @@ from tfgpu.xlacache.store import (
     RUNS_FILE,
     clear,
     evict,
+    first_written,
     key_directory,
     mark_used,
     read_directories,
@@ -73,6 +74,14 @@ def test_mark_used_makes_a_loaded_program_the_last_to_go(tmp_path):
     mark_used(directory, [loaded.name])
     evict(tmp_path, limit_bytes=100, keep=None)
     assert loaded.exists() and not other.exists()
+
+
+def test_first_written_is_the_earliest_of_the_named_programs_only(tmp_path):
+    directory = keyed(tmp_path, "2.21.0")
+    old = program(directory, "old", 10, 500)
+    names = [program(directory, "b", 10, 3000).name, program(directory, "a", 10, 2000).name]
+    assert first_written(directory, names) == 2000
+    assert first_written(directory, []) is None and old.exists()
 
 
 def test_clear_deletes_only_what_tfgpu_recognises(tmp_path):
