@@ -9,7 +9,7 @@
 #   resnet   Keras 3 ResNet-50 (fused batch norm, jit_compile=True) twice with one cache, timers and stacks (<= 2 x RESNET_TIMEOUT)
 #   resnet-keras  the same with Keras's own BatchNormalization (tfgpu's automatic XLA lever, no user flag)
 #   quiet    issue 23: the CNN with fit(verbose=0) and --xla-cache off (no cache, no lever: XLA's whole compile), once
-#   profiles issue 26: ResNet-50 fused batch norm under XLA (through tfgpu.setup), float32 and bf16, kernel
+#   profiles issue 26: ResNet-50 (PROFILE_SETTINGS of resnet50_tf_vs_torch.py, default xla: fused batch norm under XLA through tfgpu.setup), float32 and bf16, kernel
 #            profiles, against PyTorch's rates and torch.profiler (~4 min; carry .gpu-stack/cupti.whl)
 set -u
 RAW=1 source scripts/h200_background.sh "${NAME:-i24}" "${1:-run}" "${2:-}"
@@ -48,7 +48,7 @@ for part in ${STEPS:-mnist phases nojit-fused resnet torch nojit-keras}; do
     quiet) step quiet python3 benchmarks/xla_cache.py mnist --runs 1 --verbose 0 --run-option=--xla-cache=off \
               --cache /tmp/i24-quiet --stderr "$o/quiet" --json "$o/quiet.json" ;;
     profiles) step profiles env LD_LIBRARY_PATH="$site/nvidia/cuda_cupti/lib:${LD_LIBRARY_PATH:-}" \
-              python3 benchmarks/resnet50_tf_vs_torch.py --settings xla --precisions float32,mixed_bfloat16 --profile \
+              python3 benchmarks/resnet50_tf_vs_torch.py --settings "${PROFILE_SETTINGS:-xla}" --precisions float32,mixed_bfloat16 --profile \
               --timeout 420 --json "$o/profiles.json"
               (cd /tmp/tfgpu-profile 2>/dev/null && find . -name gpu-planes.xplane.pb | tar -czf "$o/gpu-planes.tgz" -T -) ;;
     *) echo "unknown part $part" ;;

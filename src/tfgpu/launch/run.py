@@ -387,6 +387,7 @@ def run_command(
         xla_cache=cache_use,
         phases=phases,
         first_program_seconds=compiled_at - start if compiled_at is not None else None,
+        unattributed=phases is None and not epochs,
     )
     failed = (
         INTERRUPTED

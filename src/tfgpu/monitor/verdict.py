@@ -51,6 +51,8 @@ class RunFacts:
     """Seconds per phase measured inside the training process; GPU statistics then cover training only."""
     first_program_seconds: float | None = None
     """Without phases: seconds from the start until XLA's first program compiled in this run was written."""
+    unattributed: bool = False
+    """The judged window is not known to hold only training (``tfgpu run`` saw no fit() and no epoch)."""
 
 
 def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
@@ -320,6 +322,12 @@ def format_verdicts(verdicts: Sequence[Verdict]) -> str:
     return "\n".join(lines)
 
 
+UNATTRIBUTED_ADVICE = (
+    "train with Keras fit() under tfgpu run (its phases are measured) or add tfgpu's GpuMonitor callback",
+    "in a custom loop, time the steps after the first one: that rate is the one to judge",
+)
+
+
 def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
     power_capped = gpu.throttle("sw_power_cap")
     idle = gpu.idle_fraction or 0.0
@@ -345,6 +353,15 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
                 "next gains: mixed precision (tfgpu.setup(precision='auto')) and a larger batch",
                 "tfgpu tune measures the options",
             ),
+        )
+    if run.unattributed:
+        return Verdict(
+            "gpu-idle-unattributed",
+            "info",
+            f"The GPU was busy {util:.0f}%; where its idle time went is not known",
+            evidence + ". No Keras fit() was seen, so start-up, compilation, data loading and the end of the "
+            "script share this window with the training steps: an input stall cannot be told apart from them.",
+            UNATTRIBUTED_ADVICE,
         )
     if step is not None and step < SHORT_STEP_SECONDS and util < STARVED_PERCENT:
         return Verdict(

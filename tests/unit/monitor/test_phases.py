@@ -124,3 +124,14 @@ def test_a_quick_first_program_or_known_phases_name_no_program_compile():
     ]
     with_phases = RunFacts(phases=MNIST_H200, first_program_seconds=74.0, wall_seconds=10.0, jit_compile=True)
     assert "first-program-compile" not in [v.id for v in judge([busy(90)], with_phases)]
+
+
+def test_without_a_phase_or_an_epoch_low_utilisation_blames_neither_input_nor_batch():
+    # ResNet-50 by train_on_batch with its batch on the H200, loaded from the cache: busy 20% over a
+    # window that held start-up and the end of the script (tfgpu run said "waits for input").
+    verdicts = judge([busy(20)], RunFacts(wall_seconds=18.0, unattributed=True))
+    ids = [v.id for v in verdicts]
+    assert ids == ["gpu-idle-unattributed"]
+    assert "not known" in verdicts[0].summary
+    assert not {"input-bound", "gpu-partly-idle", "python-overhead-per-step"} & set(ids)
+    assert judge([busy(95)], RunFacts(wall_seconds=18.0, unattributed=True))[0].id == "gpu-busy"
