@@ -1,6 +1,7 @@
 """tfgpu bench on tensorflow-cpu: the CLI in process, the real worker in its child, tiny sizes."""
 
 import os
+import sys
 
 from tests.fakes.cli import mock_environment, run_cli
 from tests.fakes.nvml import FakeNvml
@@ -53,3 +54,23 @@ class _WithoutPatch:
     def run(self, task, *, timeout_seconds=0, env=None, args=()):
         env = {k: v for k, v in (env or {}).items() if k != "TFGPU_FUSED_BATCHNORM"}
         return self.runner.run(task, timeout_seconds=timeout_seconds, env=env, args=args)
+
+
+def test_an_xla_workload_compiles_into_tfgpus_xla_cache_as_tfgpu_run_would(tmp_path):
+    from tfgpu.bench.run import run_benchmark
+    from tfgpu.system.runner import SubprocessRunner
+
+    spec = {"kind": "model", "model": "mnist_cnn", "batch": 8, "steps": 2, "xla": True}
+    environ = dict(os.environ, TFGPU_CACHE_DIR=str(tmp_path), TF_CPP_MIN_LOG_LEVEL="2")
+    result = run_benchmark(
+        "models",
+        [spec],
+        worker_runner("bench"),
+        gpu_name=None,
+        environ=environ,
+        python=sys.executable,
+        command_runner=SubprocessRunner(),
+    )
+    (entry,) = result.entries
+    assert entry.ok, entry.error
+    assert list((tmp_path / "xla").rglob("*.pb")), "the child compiled nothing into the cache"

@@ -73,6 +73,12 @@ def _models(tiny: bool) -> list[dict[str, Any]]:
         for fused in ({}, {"batchnorm": "fused"})
         for p in ("float32", "mixed_bfloat16")
     ]
+    # And under XLA (Keras's default on a GPU), with tfgpu's XLA cache and its lever: on the H200 1.16x
+    # PyTorch's TF32 rate in float32 and 1.24x its bf16 rate (docs/performance.md §9).
+    specs += [
+        {"kind": "model", "model": "resnet50", "batch": 256, "steps": 20, "precision": p, "xla": True}
+        for p in ("float32", "mixed_bfloat16")
+    ]
     # The same MNIST step on the CPU only (a child that sees no GPU), for the speedup figure.
     specs.append(
         {

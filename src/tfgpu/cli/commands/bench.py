@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tfgpu.bench.run import compare, load_previous, run_benchmark, save_document
@@ -47,6 +48,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             gpu_name=gpu_name,
             environ=env.environ,
             timeout_seconds=args.timeout,
+            python=args.python or sys.executable,
+            nvml=nvml,
+            command_runner=env.runner_factory(),
         )
     ratios = compare(result, previous) if previous is not None else None
     from tfgpu.report.bench import render_bench_json
