@@ -223,8 +223,10 @@ def _keras_xla_default(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
                 "CNN on an H200): a short run or a one-epoch benchmark measures the compiler, not training."
             ),
             hint=(
-                "For short runs and benchmarks: model.compile(..., jit_compile=False), or `tfgpu run --xla off` "
-                "for an unchanged script; `tfgpu tune` measures both."
+                "Train under `tfgpu run` (or call tfgpu.setup()): its XLA cache keeps the compiled programs and, on "
+                "sm_90 and newer, skips the rewrite that made the compile slow (on an H200: that CNN's first epoch "
+                "13 s, the next run's 3.8 s, ResNet-50 under XLA 4x faster than without); for a one-off short run, "
+                "model.compile(..., jit_compile=False) or `tfgpu run --xla off`; `tfgpu tune` measures both."
             ),
             link=KERAS_COMPILE_DOCS,
         )
