@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
-from tfgpu.model.samples import Verdict
+from tfgpu.model.samples import JudgedFrom, Verdict
+from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
-from tfgpu.monitor.verdict import RunFacts, format_verdicts, judge
+from tfgpu.monitor.verdict import RunFacts, format_verdicts
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 
@@ -165,7 +166,7 @@ def _make_class() -> type:
 
         def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
             if not self.sampler:
-                self.verdicts = judge([])
+                self.verdicts = list(judge_window(None, RunFacts(), JudgedFrom.WHOLE_RUN).verdicts)
                 return
             self.sampler.stop()
             # Judged from the second epoch on when there is one: the first holds tracing and XLA's
@@ -184,7 +185,8 @@ def _make_class() -> type:
                 jit_compile=_jit_compile(getattr(self, "model", None)),
                 unfused_batchnorm_layers=_unfused_batchnorm_layers(getattr(self, "model", None)),
             )
-            self.verdicts = judge(self.sampler.stats(since=since), run)
+            judged_from = JudgedFrom.SECOND_EPOCH if since is not None else JudgedFrom.WHOLE_RUN
+            self.verdicts = list(judge_window(self.sampler, run, judged_from, since).verdicts)
             if self.plot:
                 from tfgpu.monitor.plot import plot_samples
 

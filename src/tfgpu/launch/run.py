@@ -33,12 +33,13 @@ from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.phases import PhaseTimes
-from tfgpu.model.run import JudgedFrom, RunReport
-from tfgpu.model.samples import Verdict
+from tfgpu.model.run import RunReport
+from tfgpu.model.samples import JudgedFrom, Verdict
 from tfgpu.model.xla_cache import CachePlan
+from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times
 from tfgpu.monitor.sampler import Sampler
-from tfgpu.monitor.verdict import RunFacts, judge
+from tfgpu.monitor.verdict import RunFacts
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.files import read_regular_or_none, write_atomically
@@ -366,13 +367,15 @@ def run_command(
     if window:
         since, until = window
         busy_seconds = window[1] - window[0]
+        judged_from = JudgedFrom.TRAINING
     elif compiled_at is not None:  # no fit() seen: the GPU idles while XLA compiles, which is not the input's fault
         since, until = compiled_at, None
         busy_seconds = start + seconds - compiled_at
+        judged_from = JudgedFrom.FIRST_PROGRAM
     else:
         since, until = (sampler.first_busy() if sampler else None), None
         busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
-    stats = sampler.stats(since=since, until=until) if sampler else []
+        judged_from = JudgedFrom.FIRST_ACTIVITY
     epochs = phases.epoch_seconds if phases and phases.epoch_seconds else watch.finished_epochs()
     cache_use = (
         conclude(observation, environ, shlex.join(argv), epochs[0] if epochs else None)
@@ -394,30 +397,26 @@ def run_command(
         if signal.SIGINT in stopped and exit_status != 0
         else failure_verdict(exit_status, signal_number, watch, no_gpu=not indices)
     )
+    judgement = judge_window(sampler, run, judged_from, since, until)
     if failed is None:
-        verdicts = tuple(judge(stats, run))
+        verdicts = judgement.verdicts
     elif trained(watch, since, busy_seconds):
-        verdicts = (failed, *judge(stats, run))
+        verdicts = (failed, *judgement.verdicts)
     else:
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
-    peak = max((s.get("memory_used_bytes").max or 0.0 for s in stats), default=None)
-    mean = max((s.get("utilization_percent").mean or 0.0 for s in stats), default=None)
-    busiest = max((s.get("utilization_percent").max or 0.0 for s in stats), default=None)
     host_peak = max((rss for _, rss in ended if rss), default=None)
     return RunReport(
         exit_status,
         seconds,
         verdicts,
-        peak,
-        mean,
+        judgement.peak_memory_bytes,
+        judgement.mean_utilization_percent,
         cache.directory if cache else None,
         cache_use,
         phases,
-        peak_utilization_percent=busiest,
+        peak_utilization_percent=judgement.peak_utilization_percent,
         host_memory_peak_bytes=host_peak,
-        judged_from=(
-            JudgedFrom.TRAINING if window else JudgedFrom.FIRST_PROGRAM if compiled_at else JudgedFrom.FIRST_ACTIVITY
-        ),
+        judged_from=judged_from,
     )
 
 

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 from tfgpu.model.phases import PhaseTimes
-from tfgpu.model.samples import Verdict
+from tfgpu.model.samples import JudgedFrom, Verdict
 from tfgpu.model.xla_cache import CacheUse
-
-
-class JudgedFrom(str, Enum):
-    """Where the window the GPU is judged over begins: the best mark the run gave."""
-
-    TRAINING = "its training steps (the first step, tracing and compilation, left out)"
-    FIRST_PROGRAM = "when XLA's first compiled program was written (start-up and compilation left out)"
-    FIRST_ACTIVITY = "its first activity on"
 
 
 @dataclass(frozen=True)

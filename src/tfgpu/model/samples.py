@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 THROTTLE_REASON_WORDS: dict[str, str] = {
     "gpu_idle": "idle",
@@ -112,3 +113,13 @@ class Verdict:
     summary: str
     detail: str
     advice: tuple[str, ...]
+
+
+class JudgedFrom(str, Enum):
+    """Where the window the GPU is judged over begins: the best mark the caller had for training's start."""
+
+    TRAINING = "its training steps (the first step, tracing and compilation, left out)"
+    FIRST_PROGRAM = "when XLA's first compiled program was written (start-up and compilation left out)"
+    SECOND_EPOCH = "the second epoch on (the first holds tracing and compilation)"
+    FIRST_ACTIVITY = "its first activity on"
+    WHOLE_RUN = "every sample"

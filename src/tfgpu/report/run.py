@@ -9,7 +9,8 @@ from rich.text import Text
 
 from tfgpu.model.codec import encode
 from tfgpu.model.phases import Phase, PhaseTimes
-from tfgpu.model.run import JudgedFrom, RunReport
+from tfgpu.model.run import RunReport
+from tfgpu.model.samples import JudgedFrom
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.monitor import verdict_text
 from tfgpu.report.xla_cache import cache_use_line

@@ -16,10 +16,11 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.model.facts import GpuLink
-from tfgpu.model.samples import GpuSample
+from tfgpu.model.samples import GpuSample, JudgedFrom
+from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
-from tfgpu.monitor.verdict import RunFacts, judge
+from tfgpu.monitor.verdict import RunFacts
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import collect_links, collect_processes
 from tfgpu.nvml.errors import NvmlUnavailable
@@ -158,9 +159,14 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     cpu_end = cpu_seconds(args.watch) if args.watch is not None else None
     host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
     # With --watch, judge from the process's first GPU activity on (its start-up is not training).
-    since = sampler.first_busy() if args.watch is not None else None
-    verdicts = judge(sampler.stats(since=since), RunFacts(wall_seconds=wall, host_cpu_seconds=host))
-    console.print(verdict_text(verdicts))
+    watching = args.watch is not None
+    judgement = judge_window(
+        sampler,
+        RunFacts(wall_seconds=wall, host_cpu_seconds=host),
+        JudgedFrom.FIRST_ACTIVITY if watching else JudgedFrom.WHOLE_RUN,
+        since=sampler.first_busy() if watching else None,
+    )
+    console.print(verdict_text(judgement.verdicts))
     if args.plot:
         from tfgpu.monitor.plot import plot_samples
 
