@@ -62,6 +62,7 @@ def test_a_custom_loop_says_no_phase_is_known(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "no Keras fit() was seen" in done.stderr
     assert "Where the time went" not in done.stderr
+    assert "tf.function tracing, in the whole run (TensorFlow's counter)" in done.stderr  # the loop's one phase
 
 
 @pytest.mark.timeout(300)
@@ -90,6 +91,7 @@ def test_run_json_writes_the_summary_with_its_phases_and_keeps_the_commands_stat
     doc = json.loads(summary.read_text())
     assert doc["command"] == "run" and doc["exit_status"] == 3 and doc["phases"]["steps"] == 20
     assert set(doc["phases"]["seconds"]) >= {"startup", "prepare", "first_step", "training"}
+    assert doc["tracing_seconds"] > 0  # Keras's train function was traced: TensorFlow's counter saw it
     epochs = doc["phases"]["epoch_seconds"]  # verbose=0: timed inside the process, not from a progress bar
     assert doc["phases"]["epochs"] == len(epochs) == 2 and all(seconds > 0 for seconds in epochs)
     lost = subprocess.run(

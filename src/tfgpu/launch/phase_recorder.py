@@ -117,10 +117,35 @@ class PhaseRecorder:
         self.times["exit"] = time.monotonic()
         with self._lock:
             record = {**self.times, **self.calls, "steps": self.steps, "epoch_ends": self.epoch_ends}
+        record["tracing_seconds"] = _tracing_seconds()
         from tfgpu.system.files import write_atomically  # at exit, not at the interpreter's start
 
         with contextlib.suppress(OSError):  # the run goes on; tfgpu run says no phase is known
             write_atomically(Path(self.path), json.dumps(record))
+
+
+_TRACING_MODULES = (
+    "tensorflow.python.eager.polymorphic_function.tracing_compilation",  # TF 2.16 and later
+    "tensorflow.python.eager.polymorphic_function.tracing_compiler",
+    "tensorflow.python.eager.function",
+)
+"""Where TensorFlow keeps its "/tensorflow/core/tf_function/graph_building_time_usecs" counter, newest first."""
+
+
+def _tracing_seconds() -> float | None:
+    """All the time tf.function spent building graphs in this process, from TensorFlow's own counter.
+
+    Read once, at exit, from the module that owns the counter (nothing is patched): it covers a custom
+    loop's functions as well as Keras's. None when TensorFlow was not used or keeps it elsewhere.
+    """
+    for name in _TRACING_MODULES:
+        counter = getattr(sys.modules.get(name), "_graph_building_time_counter", None)
+        if counter is not None:
+            try:
+                return float(counter.get_cell().value()) / 1e6
+            except Exception:  # noqa: BLE001 - at exit, a TF that keeps it otherwise leaves it unknown
+                return None
+    return None
 
 
 def _recorder_callback(base: type, recorder: PhaseRecorder) -> type:

@@ -37,7 +37,7 @@ from tfgpu.model.run import RunReport
 from tfgpu.model.samples import JudgedFrom, Verdict
 from tfgpu.model.xla_cache import CachePlan
 from tfgpu.monitor.judging import judge_window
-from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times
+from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times, tracing_seconds
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts
 from tfgpu.nvml.client import NvmlClient
@@ -352,7 +352,7 @@ def run_command(
             if not thread.is_alive():  # a grandchild may still hold the pipe
                 pipe.close()
     seconds = time.monotonic() - start
-    phases = _read_phases(phases_file, start)
+    phases, tracing = _read_phases(phases_file, start)
     record_dir.cleanup()
     status = next((c for c in codes if c != 0), 0)
     signal_number = -status if status < 0 else None
@@ -390,6 +390,7 @@ def run_command(
         xla_cache=cache_use,
         phases=phases,
         first_program_seconds=compiled_at - start if compiled_at is not None else None,
+        tracing_seconds=tracing,
         unattributed=phases is None and not epochs,
     )
     failed = (
@@ -417,6 +418,7 @@ def run_command(
         peak_utilization_percent=judgement.peak_utilization_percent,
         host_memory_peak_bytes=host_peak,
         judged_from=judged_from,
+        tracing_seconds=tracing,
     )
 
 
@@ -457,11 +459,16 @@ def save_summary(path: str, document: str) -> None:
         raise DiagnosticError("run-summary-not-written", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _read_phases(path: str | None, started: float) -> PhaseTimes | None:
-    """The phases the child recorded (launch/phase_recorder.py), None when it wrote none or nothing usable."""
+def _read_phases(path: str | None, started: float) -> tuple[PhaseTimes | None, float | None]:
+    """The phases the child recorded (launch/phase_recorder.py) and its tf.function tracing seconds.
+
+    None for what it did not write or wrote unusably.
+    """
     data = read_regular_or_none(Path(path), MAX_RECORD_BYTES) if path else None
     record = parse_record(data) if data is not None else None
-    return phase_times(record, started) if record is not None else None
+    if record is None:
+        return None, None
+    return phase_times(record, started), tracing_seconds(record)
 
 
 def _plan_cache(

@@ -28,3 +28,5 @@ class RunReport:
     host_memory_peak_bytes: float | None = None
     """The command's peak resident memory on the host (its own, from wait4)."""
     judged_from: JudgedFrom = JudgedFrom.FIRST_ACTIVITY
+    tracing_seconds: float | None = None
+    """All the time tf.function spent building graphs in the training process (TensorFlow's own counter)."""

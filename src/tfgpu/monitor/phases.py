@@ -90,3 +90,9 @@ def _epoch_seconds(record: Mapping[str, Any], train: list[tuple[float, float | N
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def tracing_seconds(record: Mapping[str, Any]) -> float | None:
+    """The seconds tf.function spent tracing in the whole process (TensorFlow's own counter), if recorded."""
+    value = finite_number(record.get("tracing_seconds"))
+    return value if value is not None and value >= 0 else None

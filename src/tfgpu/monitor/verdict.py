@@ -51,6 +51,8 @@ class RunFacts:
     """Seconds per phase measured inside the training process; GPU statistics then cover training only."""
     first_program_seconds: float | None = None
     """Without phases: seconds from the start until XLA's first program compiled in this run was written."""
+    tracing_seconds: float | None = None
+    """All the time tf.function spent building graphs in the process (TensorFlow's own counter)."""
     unattributed: bool = False
     """The judged window is not known to hold only training (``tfgpu run`` saw no fit() and no epoch)."""
 
@@ -153,10 +155,17 @@ def _first_program_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
         "info",
         f"XLA's first compiled program was ready {ready:.0f} s after the start",
         f"Before it: start-up, model building and {cause}. No Keras fit() was seen, so how those "
-        f"{ready:.0f} s split is not known; the GPU is judged over the {after:.1f} s after it.",
+        f"{ready:.0f} s split is not known{_tracing_part(run)}; the GPU is judged over the {after:.1f} s after it.",
         advice,
     )
     return verdict, ready > after
+
+
+def _tracing_part(run: RunFacts) -> str:
+    """What TensorFlow's tracing counter adds to a split that is otherwise unknown."""
+    if run.tracing_seconds is None:
+        return ""
+    return f" beyond tf.function's tracing, {run.tracing_seconds:.1f} s in the whole run"
 
 
 THERMAL_FRACTION = 0.05

@@ -34,22 +34,35 @@ def run_summary(report: RunReport) -> Group:
         else None
     )
     cache = [Text(line, style="cyan")] if line else []
-    return Group(head, *cache, *phase_lines(report.phases, report.judged_from), verdict_text(report.verdicts))
+    phases = phase_lines(report.phases, report.judged_from, report.tracing_seconds)
+    return Group(head, *cache, *phases, verdict_text(report.verdicts))
 
 
 def _size(size: float) -> str:
     return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
-def phase_lines(phases: PhaseTimes | None, judged_from: JudgedFrom = JudgedFrom.TRAINING) -> list[Text]:
-    """Where the time went, one phase a line (seconds and share), or that no training phase was seen."""
+def phase_lines(
+    phases: PhaseTimes | None, judged_from: JudgedFrom = JudgedFrom.TRAINING, tracing_seconds: float | None = None
+) -> list[Text]:
+    """Where the time went, one phase a line (seconds and share), or that no training phase was seen.
+
+    ``tracing_seconds`` (TensorFlow's own counter of tf.function graph building) splits the first
+    step's tracing from its compilation, and is the one phase a custom loop reports.
+    """
+    tracing = (
+        [Text(f"  tf.function tracing, in the whole run (TensorFlow's counter) {tracing_seconds:8.1f} s")]
+        if tracing_seconds is not None
+        else []
+    )
     if phases is None:
         return [
             Text(
                 "Phases: no Keras fit() was seen (a custom loop, or it ended before training): "
                 f"the GPU is judged from {judged_from.value}",
                 style="dim",
-            )
+            ),
+            *tracing,
         ]
     total = phases.total or 1.0
     rate = f", {phases.steps_per_second:.1f} steps/s after the first" if phases.steps_per_second else ""
@@ -61,7 +74,7 @@ def phase_lines(phases: PhaseTimes | None, judged_from: JudgedFrom = JudgedFrom.
     if len(phases.epoch_seconds) > 1:
         first, rest = phases.epoch_seconds[0], sorted(phases.epoch_seconds[1:])
         lines.append(Text(f"  first epoch {first:.1f} s, later epochs {rest[len(rest) // 2]:.1f} s (median)"))
-    return lines
+    return lines + tracing
 
 
 RUN_SCHEMA_VERSION = 1

@@ -9,7 +9,7 @@ import pytest
 
 from tfgpu.model.phases import Phase, PhaseTimes
 from tfgpu.model.samples import MetricStats, SampleStats
-from tfgpu.monitor.phases import parse_record, phase_times
+from tfgpu.monitor.phases import parse_record, phase_times, tracing_seconds
 from tfgpu.monitor.verdict import RunFacts, judge
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "phases" / "keras3-cpu-jit-fit-validation-evaluate.json"
@@ -135,3 +135,15 @@ def test_without_a_phase_or_an_epoch_low_utilisation_blames_neither_input_nor_ba
     assert "not known" in verdicts[0].summary
     assert not {"input-bound", "gpu-partly-idle", "python-overhead-per-step"} & set(ids)
     assert judge([busy(95)], RunFacts(wall_seconds=18.0, unattributed=True))[0].id == "gpu-busy"
+
+
+def test_tracing_seconds_are_taken_only_as_a_finite_non_negative_number():
+    assert tracing_seconds({"tracing_seconds": 1.25}) == 1.25
+    for bad in (-1.0, float("nan"), "3", None, True):
+        assert tracing_seconds({"tracing_seconds": bad}) is None
+
+
+def test_a_custom_loops_program_verdict_separates_tracing_from_the_rest():
+    facts = RunFacts(first_program_seconds=47.0, wall_seconds=17.0, jit_compile=True, tracing_seconds=2.5)
+    (verdict, *_) = judge([busy(90)], facts)
+    assert verdict.id == "first-program-compile" and "tf.function's tracing, 2.5 s" in verdict.detail
