@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from tfgpu.model.findings import Severity
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -58,7 +60,7 @@ class Signature:
     id: str
     category: str
     title: str
-    severity: str
+    severity: Severity
     benign: bool
     priority: int
     patterns: tuple[re.Pattern[str], ...]
@@ -211,6 +213,7 @@ def load_signatures() -> tuple[Signature, ...]:
         severity = entry.get("severity", "error")
         if severity not in ("error", "warning", "info"):
             raise ValueError(f"{entry['id']}: severity {severity!r}")
+        severity = Severity(severity)
         out.append(
             Signature(
                 id=entry["id"],

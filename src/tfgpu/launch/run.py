@@ -32,6 +32,7 @@ from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import slurm_tf_config
 from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import JudgedFrom, Verdict
@@ -147,7 +148,7 @@ def failure_verdict(
     if not problems:
         return Verdict(
             "script-failed",
-            "error",
+            Severity.ERROR,
             f"The script failed ({how})",
             "Nothing in its output names the cause."
             if not watch.traceback_seen
@@ -160,7 +161,7 @@ def failure_verdict(
         first, _, rest = exception.partition("\n")
         return Verdict(
             "script-failed",
-            "error",
+            Severity.ERROR,
             f"The script failed ({how}): {first[:300]}",
             (rest or first)[:MAX_EXCEPTION_CHARS],
             ("nothing in the output points at the GPU, CUDA or TensorFlow's setup: this is the script's own error",),
@@ -169,7 +170,7 @@ def failure_verdict(
     also = "".join(f" Also: {p.title}." for p in problems[1:])
     return Verdict(
         "script-failed",
-        "error",
+        Severity.ERROR,
         f"The script failed ({how}): {top.title}",
         f"{top.cause} ({quoted}).{also}",
         (top.fix,),
@@ -178,7 +179,7 @@ def failure_verdict(
 
 INTERRUPTED = Verdict(
     "run-interrupted",
-    "info",
+    Severity.INFO,
     "Stopped with Ctrl-C",
     "The command ended because it was interrupted; its output says nothing about a failure of its own.",
     (),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tfgpu.model.findings import Severity
+
 
 @dataclass(frozen=True)
 class QuotedLine:
@@ -20,7 +22,7 @@ class Problem:
     id: str
     category: str
     title: str
-    severity: str
+    severity: Severity
     benign: bool
     cause: str
     fix: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from tfgpu.model.findings import Severity
+
 THROTTLE_REASON_WORDS: dict[str, str] = {
     "gpu_idle": "idle",
     "applications_clocks_setting": "app clocks",
@@ -109,7 +111,7 @@ class Verdict:
     """The bottleneck named from samples and step times, with what to change."""
 
     id: str
-    severity: str
+    severity: Severity
     summary: str
     detail: str
     advice: tuple[str, ...]

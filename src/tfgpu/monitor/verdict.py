@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfgpu.model.findings import Severity
 from tfgpu.model.phases import Phase, PhaseTimes
 from tfgpu.model.samples import SampleStats, Verdict
 from tfgpu.model.xla_cache import CacheUse
@@ -76,7 +77,7 @@ def _first_epoch_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     cause, advice = _compile_cause(run, "epoch")
     verdict = Verdict(
         "first-epoch-compile",
-        "info",
+        Severity.INFO,
         f"The first epoch cost {extra:.0f} s more than the others ({first:.1f} s vs {typical:.1f} s)",
         f"The extra time is {cause}.",
         advice,
@@ -130,7 +131,7 @@ def _first_step_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     cause, advice = _compile_cause(run, "step")
     verdict = Verdict(
         "first-step-compile",
-        "info",
+        Severity.INFO,
         f"The first training step took {first:.0f} s of the run's {phases.total:.0f} s",
         f"It is {cause}; the {phases.steps} training steps after it took {training:.1f} s.",
         advice,
@@ -152,7 +153,7 @@ def _first_program_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     cause, advice = _compile_cause(run, "step")
     verdict = Verdict(
         "first-program-compile",
-        "info",
+        Severity.INFO,
         f"XLA's first compiled program was ready {ready:.0f} s after the start",
         f"Before it: start-up, model building and {cause}. No Keras fit() was seen, so how those "
         f"{ready:.0f} s split is not known{_tracing_part(run)}; the GPU is judged over the {after:.1f} s after it.",
@@ -180,7 +181,7 @@ def thermal_throttling(stats: SampleStats) -> Verdict | None:
         return None
     return Verdict(
         "gpu-thermal-throttling",
-        "warning",
+        Severity.WARNING,
         f"GPU {stats.index} slowed its clocks for heat in {thermal:.0%} of the samples",
         f"Peak temperature {stats.get('temperature_celsius').max or 0:.0f} °C; SM clock mean "
         f"{stats.get('sm_clock_mhz').mean or 0:.0f} of {stats.max_sm_clock_mhz or 0:.0f} MHz.",
@@ -198,7 +199,7 @@ def hardware_errors(stats: SampleStats) -> list[Verdict]:
         out.append(
             Verdict(
                 "xid-event",
-                "error",
+                Severity.ERROR,
                 f"GPU {stats.index} reported Xid error(s) {', '.join(map(str, sorted(set(stats.xid_events))))}",
                 "The driver logged a critical GPU error during the run.",
                 ("look the Xid up in NVIDIA's Xid catalogue; check dmesg",),
@@ -208,7 +209,7 @@ def hardware_errors(stats: SampleStats) -> list[Verdict]:
         out.append(
             Verdict(
                 "ecc-errors-rose",
-                "error",
+                Severity.ERROR,
                 f"GPU {stats.index}: {stats.ecc_errors_added:.0f} new uncorrected ECC error(s)",
                 "GPU memory returned corrupt data; results of this run are suspect.",
                 ("reset the GPU (nvidia-smi -r) and run tfgpu burn",),
@@ -230,7 +231,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         return [
             Verdict(
                 "no-gpu-monitored",
-                "info",
+                Severity.INFO,
                 "No GPU was monitored",
                 "NVML saw no NVIDIA GPU, so there is nothing to judge.",
                 (),
@@ -242,7 +243,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         out.append(
             Verdict(
                 "gpu-lost",
-                "error",
+                Severity.ERROR,
                 "A GPU stopped answering during the run",
                 "NVML reported the GPU lost (Xid 79 class).",
                 ("check dmesg, power and cooling",),
@@ -257,7 +258,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         out.append(
             Verdict(
                 "utilization-unknown",
-                "info",
+                Severity.INFO,
                 f"GPU {gpu.index} does not report utilization",
                 "MIG-enabled GPUs and some vGPUs give NVML no utilization, so the bottleneck cannot be named from it.",
                 ("judge by samples/s instead: tfgpu tune compares configurations by throughput",),
@@ -288,7 +289,7 @@ def judge(stats: Sequence[SampleStats], run: RunFacts | None = None) -> list[Ver
         out.append(
             Verdict(
                 "memory-near-full",
-                "warning",
+                Severity.WARNING,
                 f"TF's allocator peaked at {run.tf_memory_peak_bytes / 2**30:.1f} of {gpu.memory_total_bytes / 2**30:.0f} GiB",
                 "A larger batch or model will run out of memory.",
                 (
@@ -309,7 +310,7 @@ def _unfused_batchnorm(layers: int, util: float) -> Verdict:
     """
     return Verdict(
         "keras3-batchnorm-unfused",
-        "warning",
+        Severity.WARNING,
         f"{layers} BatchNormalization layers run as separate small kernels (Keras 3 on TensorFlow)",
         (f"The GPU was busy {util:.0f}%, but busy is not fast. " if util >= BUSY_PERCENT else "")
         + "Keras 3 computes each layer's moments, subtraction, scaling and shift as separate ops where "
@@ -357,7 +358,7 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
         )
         return Verdict(
             "gpu-busy",
-            "ok",
+            Severity.OK,
             f"The GPU is busy ({util:.0f}%): the input keeps up",
             evidence + "." + capped,
             (
@@ -368,7 +369,7 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
     if run.unattributed:
         return Verdict(
             "gpu-idle-unattributed",
-            "info",
+            Severity.INFO,
             f"The GPU was busy {util:.0f}%; where its idle time went is not known",
             evidence + ". No Keras fit() was seen, so start-up, compilation, data loading and the end of the "
             "script share this window with the training steps: an input stall cannot be told apart from them.",
@@ -377,7 +378,7 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
     if step is not None and step < SHORT_STEP_SECONDS and util < STARVED_PERCENT:
         return Verdict(
             "python-overhead-per-step",
-            "warning",
+            Severity.WARNING,
             f"Steps of {step * 1000:.1f} ms leave the GPU idle: per-step Python and launch overhead dominate",
             evidence + ".",
             OVERHEAD_ADVICE,
@@ -386,14 +387,14 @@ def _utilisation(gpu: SampleStats, util: float, run: RunFacts) -> Verdict:
         host = " on the host (one core saturated)" if cores is not None and 0.8 <= cores < 1.5 else ""
         return Verdict(
             "input-bound",
-            "warning",
+            Severity.WARNING,
             f"The GPU waits for input{host}: busy only {util:.0f}%",
             evidence + ". The GPU is idle between steps while the host prepares the next batch.",
             INPUT_ADVICE,
         )
     return Verdict(
         "gpu-partly-idle",
-        "warning",
+        Severity.WARNING,
         f"The GPU is busy {util:.0f}%: the batch is small or the input stalls",
         evidence + ".",
         (INPUT_ADVICE[2], INPUT_ADVICE[0], OVERHEAD_ADVICE[1]),

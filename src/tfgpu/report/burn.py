@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfgpu.model.codec import encode
+from tfgpu.model.findings import Severity
 from tfgpu.model.stress import GpuBurn
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
@@ -25,8 +26,8 @@ def render_burn_text(burns: Sequence[GpuBurn]) -> str:
             f"{b.iterations} products, {b.mismatches} mismatches{' (stopped early)' if b.stopped_early else ''}"
         )
         for f in b.findings:
-            lines.append(f"   {f.severity}: {printable(f.summary)}")
-            if f.detail and f.severity == "error":  # why it failed, not only that it did
+            lines.append(f"   {f.severity.value}: {printable(f.summary)}")
+            if f.detail and f.severity is Severity.ERROR:  # why it failed, not only that it did
                 lines.append(f"     {printable(f.detail)}")
             lines += [f"     - {printable(a)}" for a in f.advice]
     return "".join(line + "\n" for line in lines)

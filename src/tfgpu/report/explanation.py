@@ -12,6 +12,7 @@ from tfgpu.model.codec import encode
 from tfgpu.model.explanation import Explanation, Problem
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.text import MARKS
 from tfgpu.report.words import counted
 
 EXPLAIN_SCHEMA_VERSION = 1
@@ -20,11 +21,10 @@ EXPLAIN_SCHEMA_VERSION = 1
 _PREFIX = re.compile(
     r"^(?:\d{4}-\d\d-\d\d [\d:.]+: |[IWEF]\d{4} [\d:.]+\s+\d+ )?(?:[IWEF] )?[\w./\\:-]+\.(?:cc|h|py):\d+\] "
 )
-_MARK = {"error": ("✗", "bold red"), "warning": ("!", "yellow"), "info": ("i", "cyan")}
 
 
 def _problem(console: Console, number: int, problem: Problem) -> None:
-    mark, style = _MARK.get(problem.severity, ("✗", "bold red"))
+    mark, style = MARKS[problem.severity]
     times = f" ({problem.count} lines)" if problem.count > 1 else ""
     console.print(Text.assemble((f"{number}. {mark} ", style), (problem.title, "bold"), (times, "dim")), soft_wrap=True)
     for line in problem.lines:

@@ -10,7 +10,7 @@ from rich.text import Text
 from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
 from tfgpu.report.sanitize import printable, printable_tree
-from tfgpu.report.text import LINK_WORDS
+from tfgpu.report.text import LINK_WORDS, MARKS
 
 
 def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
@@ -74,9 +74,8 @@ def verdict_text(verdicts: Sequence[Verdict]) -> Text:
     """The verdicts, the first as the headline (quoted log lines escaped)."""
     verdicts = [printable_tree(v) for v in verdicts]
     text = Text()
-    styles = {"ok": "bold green", "info": "cyan", "warning": "bold yellow", "error": "bold red"}
     for number, v in enumerate(verdicts):
-        text.append(("Verdict: " if number == 0 else "Also: ") + v.summary + "\n", style=styles.get(v.severity, ""))
+        text.append(("Verdict: " if number == 0 else "Also: ") + v.summary + "\n", style=MARKS[v.severity][1])
         text.append("  " + v.detail + "\n")
         for advice in v.advice:
             text.append("  - " + advice + "\n", style="cyan")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tfgpu.model.findings import Severity
 from tfgpu.model.samples import SampleStats, Verdict
 from tfgpu.model.stress import GpuBurn
 from tfgpu.monitor.verdict import hardware_errors, thermal_throttling
@@ -51,7 +52,7 @@ def analyze(
             findings.append(
                 Verdict(
                     BURN_NO_TENSORFLOW,
-                    "error",
+                    Severity.ERROR,
                     "TensorFlow is not installed in the Python that runs the burn",
                     error,
                     (
@@ -60,13 +61,13 @@ def analyze(
                 )
             )
         else:
-            findings.append(Verdict("burn-failed", "error", f"The burn on {device} failed", error, ()))
+            findings.append(Verdict("burn-failed", Severity.ERROR, f"The burn on {device} failed", error, ()))
     mismatches = int(result.get("mismatches", 0))
     if mismatches:
         findings.append(
             Verdict(
                 "result-mismatch",
-                "error",
+                Severity.ERROR,
                 f"{device} computed {mismatches} product(s) that differ from the first",
                 "The same matmul on the same inputs must give the same bits: this is silent data corruption.",
                 ("rerun; if it repeats, the GPU is faulty (check ECC and Xid, and its cooling)",),
@@ -78,7 +79,7 @@ def analyze(
         findings.append(
             Verdict(
                 "tflops-degrading",
-                "warning",
+                Severity.WARNING,
                 f"{device} slowed from {first:.3g} to {last:.3g} TFLOP/s during the run",
                 "Sustained throughput fell by more than 10 %: heat or power limits"
                 + (", or other work on the machine." if index < 0 else "."),
@@ -95,7 +96,7 @@ def analyze(
             findings.append(
                 Verdict(
                     "gpu-power-capped",
-                    "info",
+                    Severity.INFO,
                     f"GPU {index} ran at its power limit in {stats.throttle('sw_power_cap'):.0%} of the samples",
                     "Expected under full load.",
                     (),
@@ -106,13 +107,13 @@ def analyze(
             findings.append(
                 Verdict(
                     "temperature-limit-reached",
-                    "error",
+                    Severity.ERROR,
                     f"GPU {index} reached {max_temp:.0f} °C (limit {temp_limit:.0f} °C): stopped",
                     "",
                     ("improve cooling before long runs",),
                 )
             )
-    passed = not any(f.severity == "error" for f in findings)
+    passed = not any(f.severity is Severity.ERROR for f in findings)
     return GpuBurn(
         index=index,
         name=name,

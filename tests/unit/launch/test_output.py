@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.run import failure_verdict
+from tfgpu.model.findings import Severity
 
 LOGS = Path(__file__).parents[2] / "fixtures" / "tf_logs"
 # Recorded from Keras 3.15.1 (tensorflow-cpu 2.21) through a pipe: fit(epochs=3) with its default
@@ -58,7 +59,7 @@ def test_pump_keeps_reading_after_stdout_is_closed():
 def test_failure_verdict_names_the_cause_from_the_output():
     watch, _ = pumped(NVRTC_CRASH.encode())
     verdict = failure_verdict(1, None, watch)
-    assert verdict is not None and verdict.id == "script-failed" and verdict.severity == "error"
+    assert verdict is not None and verdict.id == "script-failed" and verdict.severity is Severity.ERROR
     assert verdict.summary.startswith("The script failed (exit status 1): cuDNN could not load libnvrtc.so.12")
     assert "line 1:" in verdict.detail and 'eval "$(tfgpu env)"' in verdict.advice[0]
 
