@@ -59,6 +59,8 @@ class Distribution:
     name: str
     version: str
     location: str
+    pins: tuple[str, ...] = ()
+    """Its exact pins of NVIDIA wheels on this platform (``nvidia-cudnn-cu12==9.1.0.70``): what it makes pip install."""
 
 
 @dataclass(frozen=True)

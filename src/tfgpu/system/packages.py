@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator
 from email.parser import BytesHeaderParser
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from tfgpu.model.facts import Distribution, PackageFacts
 from tfgpu.system.files import read_regular_head
 
@@ -36,7 +38,9 @@ RELEVANT = (
     "tensorrt",
     "nvidia-ml-py",
     "pynvml",
+    "torch",
 )
+"""Besides every ``nvidia-*`` wheel; ``torch`` because its wheels pin the CUDA wheels TF loads too."""
 
 
 def normalise(name: str) -> str:
@@ -78,12 +82,12 @@ def collect_packages(paths: Iterable[str] | None = None) -> PackageFacts:
     """
     found: dict[str, Distribution] = {}
     for path in _candidates(sys.path if paths is None else paths):
-        raw, version = _name_and_version(path)
+        raw, version, requires = _metadata(path)
         if not raw or not version:
             continue
         name = normalise(raw)
         if is_relevant(name) and name not in found:
-            found[name] = Distribution(name, version, str(path.parent))
+            found[name] = Distribution(name, version, str(path.parent), nvidia_pins(requires))
     return PackageFacts(tuple(sorted(found.values(), key=lambda d: d.name)))
 
 
@@ -91,8 +95,31 @@ MAX_METADATA_HEAD_BYTES = 256 * 1024
 """Name and Version are among the first headers; a long description after them is not needed."""
 
 
-def _name_and_version(path: Path) -> tuple[str | None, str | None]:
-    """The Name and Version headers of a ``.dist-info`` METADATA or an ``.egg-info`` PKG-INFO (file or directory).
+def nvidia_pins(requires: list[str]) -> tuple[str, ...]:
+    """The ``Requires-Dist`` lines that pin an NVIDIA wheel to one version on this platform, normalised.
+
+    Examples:
+        >>> nvidia_pins(["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12>=2.21",
+        ...              'nvidia-cublas-cu12==12.4.5.8; extra == "cuda"', "filelock"])
+        ('nvidia-cudnn-cu12==9.1.0.70',)
+    """
+    out = []
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        name = normalise(req.name)
+        if not name.startswith("nvidia-") or (req.marker is not None and not req.marker.evaluate({"extra": ""})):
+            continue
+        exact = [s.version for s in req.specifier if s.operator == "=="]
+        if len(exact) == 1:
+            out.append(f"{name}=={exact[0]}")
+    return tuple(out)
+
+
+def _metadata(path: Path) -> tuple[str | None, str | None, list[str]]:
+    """The Name, Version and Requires-Dist headers of a ``.dist-info`` METADATA or an ``.egg-info`` PKG-INFO.
 
     Read as importlib.metadata would, but from the first MAX_METADATA_HEAD_BYTES of a regular file
     only: a FIFO or a device where METADATA should be hung the doctor or grew it without bound.
@@ -101,7 +128,8 @@ def _name_and_version(path: Path) -> tuple[str | None, str | None]:
     target = path / inside if path.is_dir() else path
     head = read_regular_head(target, MAX_METADATA_HEAD_BYTES)
     if head is None:
-        return None, None
+        return None, None, []
     headers = BytesHeaderParser().parsebytes(head.split(b"\n\n", 1)[0] + b"\n")
     name, version = headers.get("Name"), headers.get("Version")
-    return (str(name).strip() if name else None), (str(version).strip() if version else None)
+    requires = [str(r) for r in headers.get_all("Requires-Dist") or []]
+    return (str(name).strip() if name else None), (str(version).strip() if version else None), requires

@@ -5,6 +5,7 @@ Issue numbers: tfgpu#2 (doctor foundation)."""
 from __future__ import annotations
 
 import os
+import shutil
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -462,3 +463,27 @@ def test_issue_23_env_with_a_library_not_installed_says_what_to_install_not_that
     said = not_installed(facts)
     assert said and "libcudnn.so.9" in said and "tensorflow[and-cuda]" in said
     assert nothing_to_fix(facts) == said
+
+
+def test_scenario_pytorch_pinned_the_cudnn_tf_loads(tmp_path):
+    """`pip install torch==2.5.1` (cu124) after TF: its pin replaced TF's cuDNN 9.3 wheel with 9.1.0.70."""
+    m = gpu_machine(tmp_path)
+    site = m.site
+    assert site is not None
+    shutil.rmtree(site / "nvidia_cudnn_cu12-9.3.0.75.dist-info")
+    _dist_info(site, "nvidia-cudnn-cu12", "9.1.0.70")
+    torch = site / "torch-2.5.1.dist-info"
+    torch.mkdir()
+    (torch / "METADATA").write_text(  # the Requires-Dist lines as torch 2.5.1's wheel for CUDA 12.4 ships them
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\n"
+        'Requires-Dist: nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"\n'
+        'Requires-Dist: nvidia-cublas-cu12==12.4.5.8; platform_system == "Linux" and platform_machine == "x86_64"\n'
+        "Requires-Dist: filelock\n"
+        'Requires-Dist: opt-einsum>=3.3; extra == "opt-einsum"\n'
+        "\nPyTorch's description.\n"
+    )
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "cudnn-older-than-build")
+    assert f.severity is Severity.ERROR and "cuDNN 9.1.0.70 is older than the 9.3" in f.summary
+    assert "torch 2.5.1 pins nvidia-cudnn-cu12==9.1.0.70" in f.detail and "keeps both frameworks working" in f.detail
+    assert f.hint.endswith("install --upgrade 'nvidia-cudnn-cu12>=9.3'") and "pytorch" in f.link

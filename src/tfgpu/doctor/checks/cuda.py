@@ -138,6 +138,9 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
         and built
         and version_key(loaded.version)[:2] < version_key(built)[:2]
     ):
+        wheel = f"nvidia-cudnn-cu{libs.cuda_major}"
+        pinned = _older_pins(facts, wheel, built)
+        torch = any(name == "torch" for name, _, _ in pinned)
         out.append(
             Finding(
                 "cudnn-older-than-build",
@@ -145,8 +148,20 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                 C,
                 f"cuDNN {loaded.version} is older than the {built} TF {tf.version} was built with",
                 detail=f"TF loads {loaded.path} and refuses it: 'Loaded runtime CuDNN library: "
-                f"{loaded.version} but source was compiled with: {built}'. Convolutions fail with 'DNN library is not found'.",
-                hint=pip(facts, "install", "--upgrade", f"nvidia-cudnn-cu{libs.cuda_major}>={built}"),
+                f"{loaded.version} but source was compiled with: {built}'. Convolutions fail with 'DNN library is not found'."
+                + "".join(
+                    f" {name} {version} pins {pin} (its Requires-Dist): installing it put that cuDNN here."
+                    for name, version, pin in pinned
+                )
+                + (
+                    " The fix keeps both frameworks working: PyTorch accepts a newer cuDNN of the same major "
+                    "version at run time, though pip will report torch's pin as a conflict; run it again after "
+                    "any later install of torch."
+                    if torch
+                    else ""
+                ),
+                hint=pip(facts, "install", "--upgrade", f"{wheel}>={built}"),
+                link=TORCH_CUDNN_CHECK if torch else "",
             )
         )
     if release:
@@ -167,6 +182,28 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                             link=release.source_url,
                         )
                     )
+    return out
+
+
+TORCH_CUDNN_CHECK = "https://github.com/pytorch/pytorch/blob/main/torch/backends/cudnn/__init__.py"
+"""PyTorch's run-time cuDNN check: a different major version fails, a newer minor is accepted."""
+
+
+def _older_pins(facts: Facts, wheel: str, built: str) -> list[tuple[str, str, str]]:
+    """(distribution, version, pin) of each installed distribution that pins ``wheel`` below ``built``.
+
+    PyTorch's cu124 wheels pin nvidia-cudnn-cu12==9.1.0.70 while TF 2.21 needs 9.3: whichever pip
+    resolved last decides which cuDNN both load (tensorflow/tensorflow#60913).
+    """
+    packages = facts.packages
+    if packages is None or isinstance(packages, Unavailable):
+        return []
+    out = []
+    for dist in packages.distributions:
+        for pin in dist.pins:
+            name, _, version = pin.partition("==")
+            if name == wheel and version_key(version)[:2] < version_key(built)[:2]:
+                out.append((dist.name, dist.version, pin))
     return out
 
 
