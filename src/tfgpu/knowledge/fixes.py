@@ -41,7 +41,16 @@ def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
     A distribution's Python marked EXTERNALLY-MANAGED (PEP 668: Debian 12, Ubuntu 23.04 and
     later) refuses ``pip install``, so the fix creates a virtual environment from it instead.
     """
-    spec = f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*"
+    return _install(facts, f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*")
+
+
+def install_tf_for_cpu(facts: Facts) -> str:
+    """``pip install "tensorflow==X.Y.*"`` without the CUDA wheels (3 GB that a machine without an NVIDIA GPU never loads)."""
+    return _install(facts, f"tensorflow=={target_tf_version(facts)}.*")
+
+
+def _install(facts: Facts, spec: str) -> str:
+    """``pip install SPEC`` for this interpreter, or into a new venv where the interpreter is externally managed."""
     if isinstance(facts.host, HostFacts) and facts.host.externally_managed:
         venv = "~/tf-gpu"
         return f"{python(facts)} -m venv {venv} && {venv}/bin/python -m pip install {shlex.quote(spec)}"

@@ -5,8 +5,8 @@ Issue numbers: tfgpu#2 (doctor foundation)."""
 from __future__ import annotations
 
 import os
-import shutil
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -487,3 +487,27 @@ def test_scenario_pytorch_pinned_the_cudnn_tf_loads(tmp_path):
     assert f.severity is Severity.ERROR and "cuDNN 9.1.0.70 is older than the 9.3" in f.summary
     assert "torch 2.5.1 pins nvidia-cudnn-cu12==9.1.0.70" in f.detail and "keeps both frameworks working" in f.detail
     assert f.hint.endswith("install --upgrade 'nvidia-cudnn-cu12>=9.3'") and "pytorch" in f.link
+
+
+@pytest.mark.parametrize("tf", ["gpu", "cpu", None])
+def test_scenario_a_machine_without_an_nvidia_gpu_is_offered_no_cuda(tmp_path, tf):
+    """A laptop with no NVIDIA GPU: the answer is that TF runs on the CPU, not 3 GB of CUDA wheels or NCCL."""
+    m = gpu_machine(tmp_path, tf=tf, gpu=False)
+    m.nvml = FakeNvml.no_driver()
+    d = m.diagnose()
+    assert find(d, "no-nvidia-gpu").summary == "No NVIDIA GPU found: TensorFlow will run on the CPU"
+    offered = " ".join(f"{f.hint} {f.detail}" for f in d.findings)
+    assert "and-cuda" not in offered and "nvidia-nccl" not in offered and "LD_LIBRARY_PATH" not in offered
+    if tf == "cpu":
+        assert find(d, "tf-built-without-cuda").severity is Severity.INFO
+    if tf is None:
+        assert find(d, "tensorflow-not-installed").hint.endswith("install 'tensorflow==2.21.*'")
+
+
+def test_scenario_a_container_without_gpu_access_still_gets_the_cuda_build_fix(tmp_path):
+    """Inside a container the GPU may be on the host: the CPU build is still the problem to fix there."""
+    m = gpu_machine(tmp_path, tf="cpu", container=True)
+    m.nvml = FakeNvml.no_driver()
+    d = m.diagnose()
+    assert find(d, "tf-built-without-cuda").severity is Severity.ERROR
+    assert "and-cuda" in find(d, "tf-built-without-cuda").hint

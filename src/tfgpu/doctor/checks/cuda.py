@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
@@ -31,8 +32,8 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc).
     """
     libs, tf = facts.libraries, facts.tensorflow
-    if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts):
-        return []
+    if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts) or no_nvidia_gpu(facts):
+        return []  # without an NVIDIA GPU no CUDA library is ever loaded: nothing to fix here
     out: list[Finding] = []
     required = [lib for lib in libs.libraries if lib.required and lib.loaded_by is None]
     unreachable = [lib for lib in required if lib.loaded is None and lib.elsewhere]

@@ -23,6 +23,18 @@ def _nvidia_on_bus(host: HostFacts | Unavailable) -> bool:
     return not isinstance(host, Unavailable) and any(d.vendor_id == "0x10de" for d in host.pci_devices)
 
 
+def no_nvidia_gpu(facts: Facts) -> bool:
+    """Whether this machine has no NVIDIA GPU for TensorFlow, so that its CUDA stack cannot matter.
+
+    No driver answers and the PCI bus shows no NVIDIA device, outside a container or WSL (whose
+    GPUs do not show on the bus); or it is a Mac.
+    """
+    host = facts.host
+    if not isinstance(host, HostFacts) or isinstance(facts.driver, DriverFacts):
+        return False
+    return host.os_name == "Darwin" or not (host.container or host.wsl or _nvidia_on_bus(host))
+
+
 def check_driver(facts: Facts) -> list[Finding]:
     """Is there an NVIDIA GPU and a working driver?
 

@@ -7,8 +7,9 @@ the Keras 3 migration notes of TF 2.16.
 
 from __future__ import annotations
 
+from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, tf_release, version_key
-from tfgpu.knowledge.fixes import TF_INSTALL_DOCS, install_tf_with_cuda, pip, target_tf_version
+from tfgpu.knowledge.fixes import TF_INSTALL_DOCS, install_tf_for_cpu, install_tf_with_cuda, pip, target_tf_version
 from tfgpu.model.facts import Facts, HostFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
@@ -34,14 +35,15 @@ def check_tensorflow(facts: Facts) -> list[Finding]:
     if isinstance(host, HostFacts) and host.os_name == "Windows":
         out.extend(_windows(facts, tf))
     if tf is None:
+        no_gpu = no_nvidia_gpu(facts)
         out.append(
             Finding(
                 "tensorflow-not-installed",
                 Severity.ERROR,
                 T,
                 "TensorFlow is not installed in this Python",
-                detail=_python_line(host),
-                hint=install_tf_with_cuda(facts),
+                detail=_python_line(host) + (" No NVIDIA GPU here: the CPU build is all it needs." if no_gpu else ""),
+                hint=install_tf_for_cpu(facts) if no_gpu else install_tf_with_cuda(facts),
                 link=TF_INSTALL_DOCS,
             )
         )
@@ -133,6 +135,17 @@ def _build(facts: Facts, tf: TensorFlowFacts, host: HostFacts | Unavailable) -> 
     if not build.is_cuda_build:
         if is_macos:
             return []
+        if no_nvidia_gpu(facts):
+            return [
+                Finding(
+                    "tf-built-without-cuda",
+                    Severity.INFO,
+                    T,
+                    f"{tf.distribution} {tf.version} is a CPU-only build: the right one without an NVIDIA GPU",
+                    detail="Its build_info says is_cuda_build=False; the CUDA build would add about 3 GB of "
+                    "libraries that nothing here could load.",
+                )
+            ]
         return [
             Finding(
                 "tf-built-without-cuda",
