@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
 
 
@@ -98,3 +99,30 @@ def gpu_indices(text: str) -> list[int]:
     if not parts or not all(p.isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"{text!r}: give GPU indices such as 0 or 0,1 (nvidia-smi -L lists them)")
     return [int(p) for p in parts]
+
+
+_INTERPRETERS_IN_ENVIRONMENT = ("bin/python3", "bin/python", "Scripts/python.exe", "python.exe")
+"""Where a venv or conda environment keeps its interpreter (POSIX, then Windows; conda's root on Windows last)."""
+
+
+def python_interpreter(text: str) -> str:
+    """The type of ``--python``: an executable file, or a venv or conda directory holding one.
+
+    Examples:
+        >>> import sys
+        >>> python_interpreter(sys.executable) == sys.executable
+        True
+    """
+    if os.path.isdir(text):
+        found = next(
+            (os.path.join(text, p) for p in _INTERPRETERS_IN_ENVIRONMENT if os.path.isfile(os.path.join(text, p))),
+            None,
+        )
+        if found is None:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: a directory with no bin/python in it (not a venv or conda env)"
+            )
+        text = found
+    if not (os.path.isfile(text) and os.access(text, os.X_OK)):
+        raise argparse.ArgumentTypeError(f"{text!r}: not an executable file, a venv or a conda environment")
+    return text

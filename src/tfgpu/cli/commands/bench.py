@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tfgpu.bench.run import compare, load_previous, run_benchmark, save_document
 from tfgpu.bench.suites import SUITE_NAMES, suite
-from tfgpu.cli.argtypes import positive_seconds
+from tfgpu.cli.argtypes import positive_seconds, python_interpreter
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -22,7 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="FILE", help="also write the --json document here (for a later --compare)")
     parser.add_argument("--compare", metavar="OLD_JSON", help="print the ratio to a previous --json run per figure")
     parser.add_argument("--tiny", action="store_true", help="CPU-sized workloads (automatic without a GPU)")
-    parser.add_argument("--python", metavar="PATH", help="run the workloads with another interpreter")
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        type=python_interpreter,
+        help="run the workloads with another interpreter (a venv or conda directory works too)",
+    )
     parser.add_argument("--timeout", type=positive_seconds, default=1800.0, metavar="SECONDS")
 
 

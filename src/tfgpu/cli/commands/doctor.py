@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tfgpu._version import __version__
-from tfgpu.cli.argtypes import positive_seconds
+from tfgpu.cli.argtypes import positive_seconds, python_interpreter
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import Sources, collect_facts
@@ -46,7 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick", action="store_true", help="probe without training the tiny Keras model (faster, proves less)"
     )
     parser.add_argument(
-        "--python", metavar="PATH", help="diagnose another interpreter (a venv, conda env, Jupyter kernel)"
+        "--python",
+        metavar="PATH",
+        type=python_interpreter,
+        help="diagnose another interpreter, or the one in a venv or conda directory (a Jupyter kernel's python)",
     )
     parser.add_argument(
         "--probe-timeout",
@@ -113,8 +115,6 @@ def gather(args: argparse.Namespace, env: CliEnvironment, *, probe: bool) -> Fac
     interpreter = None
     search_path = None
     if args.python:
-        if not (os.path.isfile(args.python) and os.access(args.python, os.X_OK)):
-            raise UsageError(f"--python {args.python}: not an executable file")
         interpreter = run_interpreter_probe(runner, env.environ)
         if interpreter is None:
             raise UsageError(f"--python {args.python}: it did not run the probe (is it a Python 3 interpreter?)")

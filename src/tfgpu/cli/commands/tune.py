@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tfgpu.cli.argtypes import positive_seconds, whole
+from tfgpu.cli.argtypes import positive_seconds, python_interpreter, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
@@ -47,7 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--template", action="store_true", help="print a script template and exit")
-    parser.add_argument("--python", metavar="PATH", help="run the trials with another interpreter")
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        type=python_interpreter,
+        help="run the trials with another interpreter (a venv or conda directory works too)",
+    )
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:

@@ -42,7 +42,10 @@ def check_tensorflow(facts: Facts) -> list[Finding]:
                 Severity.ERROR,
                 T,
                 "TensorFlow is not installed in this Python",
-                detail=_python_line(host) + (" No NVIDIA GPU here: the CPU build is all it needs." if no_gpu else ""),
+                detail=_python_line(host)
+                + (" No NVIDIA GPU here: the CPU build is all it needs." if no_gpu else "")
+                + " If you train with another Python (a venv, a conda environment, a Jupyter kernel), diagnose that "
+                "one: `tfgpu doctor --python PATH`, where PATH is its python or its environment's directory.",
                 hint=install_tf_for_cpu(facts) if no_gpu else install_tf_with_cuda(facts),
                 link=TF_INSTALL_DOCS,
             )
