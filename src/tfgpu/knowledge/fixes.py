@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import shlex
 
-from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python
+from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, version_key
 from tfgpu.knowledge.libraries import dependency_wheel
-from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
 TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
+AND_CUDA_SINCE = (2, 14)
+"""The first TensorFlow with the ``and-cuda`` extra (TF 2.14.0's release notes); pip ignores it for older ones."""
+REPLACED_BY_TENSORFLOW = ("tensorflow-gpu", "tensorflow-cpu")
+"""Distributions that write the same tensorflow/ package as ``tensorflow``: left installed, the two overwrite each other."""
 
 
 def python(facts: Facts) -> str:
@@ -30,18 +34,37 @@ def target_tf_version(facts: Facts) -> str:
     tf = facts.tensorflow
     if isinstance(tf, TensorFlowFacts) and tf.version != "unknown":
         return major_minor(tf.version)
+    return _newest_for_python(facts)
+
+
+def _newest_for_python(facts: Facts) -> str:
     py = None if isinstance(facts.host, Unavailable) else facts.host.python_version
     release = newest_release_for_python(py) if py else None
     return major_minor((release or newest_release()).version)
 
 
-def install_tf_with_cuda(facts: Facts, version: str | None = None) -> str:
+def install_tf_with_cuda(facts: Facts, version: str | None = None, uninstalling: tuple[str, ...] = ()) -> str:
     """``pip install "tensorflow[and-cuda]==X.Y.*"`` for this interpreter, or into a new venv.
 
     A distribution's Python marked EXTERNALLY-MANAGED (PEP 668: Debian 12, Ubuntu 23.04 and
     later) refuses ``pip install``, so the fix creates a virtual environment from it instead.
+    The extra exists from TF 2.14: an installed TF older than that is upgraded to the newest release
+    for this Python (a tensorflow-gpu 2.10 with ``[and-cuda]==2.10.*`` got no CUDA at all), and an
+    older version asked for by name is installed without the extra. ``tensorflow-gpu`` and
+    ``tensorflow-cpu`` (and ``uninstalling``) are removed first, in the same interpreter.
     """
-    return _install(facts, f"tensorflow[and-cuda]=={version or target_tf_version(facts)}.*")
+    if version is None:
+        version = target_tf_version(facts)
+        if version_key(version) < AND_CUDA_SINCE:
+            version = _newest_for_python(facts)
+    extra = "[and-cuda]" if version_key(version) >= AND_CUDA_SINCE else ""
+    install = _install(facts, f"tensorflow{extra}=={version}.*")
+    packages = facts.packages
+    stale = [n for n in REPLACED_BY_TENSORFLOW if isinstance(packages, PackageFacts) and packages.get(n)]
+    remove = list(dict.fromkeys([*uninstalling, *stale]))
+    if not remove or (isinstance(facts.host, HostFacts) and facts.host.externally_managed):
+        return install  # a new venv starts clean
+    return f"{pip(facts, 'uninstall', '-y', *remove)} && {install}"
 
 
 def install_tf_for_cpu(facts: Facts) -> str:

@@ -511,3 +511,27 @@ def test_scenario_a_container_without_gpu_access_still_gets_the_cuda_build_fix(t
     d = m.diagnose()
     assert find(d, "tf-built-without-cuda").severity is Severity.ERROR
     assert "and-cuda" in find(d, "tf-built-without-cuda").hint
+
+
+def test_scenario_tensorflow_gpu_2_10_is_replaced_not_given_an_extra_it_lacks(tmp_path):
+    """The and-cuda extra starts at TF 2.14: `tensorflow[and-cuda]==2.10.*` installs 2.10 with no CUDA at all."""
+    m = gpu_machine(tmp_path)
+    assert m.site is not None
+    shutil.rmtree(m.site / "tensorflow-2.21.0.dist-info")
+    _dist_info(m.site, "tensorflow-gpu", "2.10.1")
+    m.environ = fixed_env(m)
+    hint = find(m.diagnose(), "python-unsupported-by-tensorflow").hint
+    assert re.search(
+        r"pip uninstall -y tensorflow-gpu && \S+ -m pip install 'tensorflow\[and-cuda\]==2\.\d\d\.\*'$", hint
+    )
+    assert "==2.10" not in hint
+
+
+def test_scenario_two_tensorflow_distributions_are_uninstalled_once_then_reinstalled(tmp_path):
+    m = gpu_machine(tmp_path)
+    assert m.site is not None
+    _dist_info(m.site, "tensorflow-gpu", "2.10.1")
+    m.environ = fixed_env(m)
+    hint = find(m.diagnose(), "tensorflow-multiple-distributions").hint
+    assert hint.count("uninstall") == 1 and hint.count("tensorflow-gpu") == 1
+    assert hint.endswith("install 'tensorflow[and-cuda]==2.21.*'")

@@ -98,7 +98,7 @@ def _distributions(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) ->
                 T,
                 f"Several TensorFlow distributions are installed: {listing}",
                 detail="They all write the same tensorflow/ directory, so the files on disk are a mix of whichever was installed last.",
-                hint=f"{pip(facts, 'uninstall', '-y', *names.split())} && {install_tf_with_cuda(facts)}",
+                hint=install_tf_with_cuda(facts, uninstalling=tuple(names.split())),
             )
         )
     gpu_pkg = packages.get("tensorflow-gpu")
@@ -110,7 +110,7 @@ def _distributions(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) ->
                 T,
                 f"tensorflow-gpu {gpu_pkg.version} is a removed, empty package",
                 detail="tensorflow-gpu is no longer published; GPU support is in `tensorflow` itself (with the and-cuda extra on Linux).",
-                hint=f"{pip(facts, 'uninstall', '-y', 'tensorflow-gpu')} && {install_tf_with_cuda(facts)}",
+                hint=install_tf_with_cuda(facts),
                 link=TF_INSTALL_DOCS,
             )
         )
@@ -156,7 +156,7 @@ def _build(facts: Facts, tf: TensorFlowFacts, host: HostFacts | Unavailable) -> 
                 T,
                 f"{tf.distribution} {tf.version} is a CPU-only build",
                 detail="Its build_info says is_cuda_build=False: this TensorFlow can never use a GPU.",
-                hint=f"{pip(facts, 'uninstall', '-y', tf.distribution)} && {install_tf_with_cuda(facts)}",
+                hint=install_tf_with_cuda(facts, uninstalling=(tf.distribution,)),
                 link=TF_INSTALL_DOCS,
             )
         ]
