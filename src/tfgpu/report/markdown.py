@@ -19,6 +19,7 @@ from tfgpu.model.results import Diagnosis
 from tfgpu.report.json import report_document, verdict
 from tfgpu.report.redaction import SECRET_NAME, Redactions, home_users, redact
 from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.versions import version_rows
 
 TASK_TYPES = frozenset({"worker", "chief", "master", "ps", "evaluator"})
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()#+!~|])")
@@ -100,6 +101,8 @@ def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
         hint = code_span(clean(f.hint)) if f.hint else ""
         cells = [marks[f.severity], code_span(f.id), markdown_text(clean(f.summary)), hint]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "| | version |", "|---|---|"]
+    lines += [f"| {what} | {markdown_text(clean(version))} |" for what, version in version_rows(diagnosis.facts)]
     facts = clean(facts)
     fence = "`" * max(3, 1 + max((len(m.group(0)) for m in _BACKTICKS.finditer(facts)), default=0))
     lines += [

@@ -12,6 +12,7 @@ from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.versions import version_rows
 from tfgpu.report.words import counted
 
 MARKS = {
@@ -85,6 +86,11 @@ def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) 
             console.print(Text(_empty_note(diagnosis, section), style="dim"))
         for finding in found:
             _finding(console, finding)
+    console.print()
+    console.print(Text("Versions", style="bold underline"))
+    width = max(len(what) for what, _ in version_rows(diagnosis.facts))
+    for what, version in version_rows(diagnosis.facts):
+        console.print(Text(f"   {what:<{width}}  {version}", style="dim"), overflow="fold")
     console.print()
     text, style = headline(diagnosis, static=static)
     console.print(Text(text, style=style), overflow="fold")

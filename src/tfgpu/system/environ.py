@@ -22,7 +22,7 @@ NAMES = (
     "NVIDIA_VISIBLE_DEVICES",
     "WSL_DISTRO_NAME",
 )
-PREFIXES = ("TF_", "NCCL_")
+PREFIXES = ("TF_", "NCCL_", "KERAS_")
 
 
 def collect_environ(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

@@ -39,8 +39,10 @@ RELEVANT = (
     "nvidia-ml-py",
     "pynvml",
     "torch",
+    "numpy",
 )
-"""Besides every ``nvidia-*`` wheel; ``torch`` because its wheels pin the CUDA wheels TF loads too."""
+"""Besides every ``nvidia-*`` wheel; ``torch`` because its wheels pin the CUDA wheels TF loads too; ``numpy``
+for the versions block (a NumPy TF was not built against fails at import)."""
 
 
 def normalise(name: str) -> str:
