@@ -248,37 +248,68 @@ def locate_dependencies(
 
 
 def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str], root: str = "/") -> list[tuple[str, str]]:
-    """(root, origin) where XLA looks for ptxas and libdevice, in its order."""
+    """(root, origin) of the CUDA directories XLA searches for libdevice, and for ptxas after PATH, in its order.
+
+    XLA's tsl::CandidateCudaRoots: ``--xla_gpu_cuda_data_dir`` first, then /usr/local/cuda and
+    /opt/cuda, then the nvidia-cuda-nvcc wheel beside TensorFlow (xla/tsl/platform/default/cuda_root_path.cc):
+    a system CUDA shadows the wheel's.
+    """
     roots: list[tuple[str, str]] = []
     flag = _DATA_DIR_FLAG.search(environ.get("XLA_FLAGS", ""))
     if flag:
         roots.append((flag.group(1), "xla_flags"))
+    roots += [(os.path.join(root, "usr/local/cuda"), "default"), (os.path.join(root, "opt/cuda"), "default")]
     roots.extend((os.path.join(site, "nvidia", "cuda_nvcc"), "wheel") for site in site_dirs)
-    roots.append((os.path.join(root, "usr/local/cuda"), "default"))
     return roots
+
+
+PTXAS_MINIMUM = (11, 8)
+PTXAS_EXCLUDED = ("12.3.103",)
+"""XLA skips a ptxas older than 11.8 or of a version known to miscompile (FindPtxAsExecutable)."""
 
 
 def locate_xla_tools(
     environ: Mapping[str, str], site_dirs: Sequence[str], runner: CommandRunner, root: str = "/"
 ) -> tuple[CudaLibrary, CudaLibrary]:
-    """The ptxas (XLA compiles PTX with it) and libdevice.10.bc (math for XLA kernels) XLA would use."""
+    """The ptxas (XLA compiles PTX with it) and libdevice.10.bc (math for XLA kernels) XLA would use.
+
+    ptxas is looked for as XLA's FindCudaExecutable does: the data-dir flag, then every PATH
+    entry, then the CUDA roots; the first one of at least 11.8 and not excluded is run. A copy XLA
+    skips for its version, or whose version cannot be read, is recorded as ``elsewhere``.
+    """
     roots = cuda_roots(environ, site_dirs, root)
-    path_dirs = [(p, "path") for p in environ.get("PATH", "").split(":") if p]
+    flag, rest = [r for r in roots if r[1] == "xla_flags"], [r for r in roots if r[1] != "xla_flags"]
+    places = [(os.path.join(r, "bin"), o) for r, o in flag]
+    places += [(p, "path") for p in environ.get("PATH", "").split(":") if p]
+    places += [(os.path.join(r, "bin"), o) for r, o in rest]
     ptxas: list[LibraryCopy] = []
     deadline = time.monotonic() + PTXAS_BUDGET_SECONDS
-    for root, origin in [(os.path.join(r, "bin"), o) for r, o in roots] + path_dirs:
-        candidate = os.path.join(root, "ptxas")
+    for directory, origin in places:
+        candidate = os.path.join(directory, "ptxas")
         if os.path.isfile(candidate) and candidate not in [c.path for c in ptxas]:
-            ptxas.append(LibraryCopy(candidate, origin, _ptxas_version(candidate, runner, deadline)))
+            version = _ptxas_version(candidate, runner, deadline)
+            usable = isinstance(version, str) and _ptxas_usable(version)
+            ptxas.append(LibraryCopy(candidate, origin if usable else "elsewhere", version))
     libdevice: list[LibraryCopy] = []
-    for root, origin in roots:
-        candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+    for directory, origin in roots:
+        candidate = os.path.join(directory, "nvvm", "libdevice", "libdevice.10.bc")
         if os.path.isfile(candidate):
             libdevice.append(LibraryCopy(candidate, origin, Unavailable("libdevice has no version", candidate)))
     return (
         CudaLibrary("ptxas", "ptxas", False, tuple(ptxas)),
         CudaLibrary("libdevice", "libdevice.10.bc", False, tuple(libdevice)),
     )
+
+
+def _ptxas_usable(version: str) -> bool:
+    """Whether XLA would run a ptxas of this version.
+
+    Examples:
+        >>> _ptxas_usable("12.5.82"), _ptxas_usable("11.7.99"), _ptxas_usable("12.3.103")
+        (True, False, False)
+    """
+    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+    return parts >= PTXAS_MINIMUM and version not in PTXAS_EXCLUDED
 
 
 PTXAS_BUDGET_SECONDS = 10.0

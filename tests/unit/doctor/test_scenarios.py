@@ -20,6 +20,7 @@ from tfgpu.model.facts import HostFacts
 from tfgpu.model.findings import Finding, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.nvml.client import MemoryInfo, ProcessInfo
+from tfgpu.system.runner import CommandResult
 
 GIB = 1024**3
 
@@ -535,3 +536,38 @@ def test_scenario_two_tensorflow_distributions_are_uninstalled_once_then_reinsta
     hint = find(m.diagnose(), "tensorflow-multiple-distributions").hint
     assert hint.count("uninstall") == 1 and hint.count("tensorflow-gpu") == 1
     assert hint.endswith("install 'tensorflow[and-cuda]==2.21.*'")
+
+
+def _system_ptxas(m, version: str) -> str:
+    """A system CUDA's ptxas in /usr/local/cuda/bin, on PATH, answering --version as that release does."""
+    bin_dir = m.root / "usr/local/cuda/bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    (bin_dir / "ptxas").write_text("")
+    major_minor = ".".join(version.split(".")[:2])
+    m.runner.results[(str(bin_dir / "ptxas"), "--version")] = CommandResult(
+        0,
+        f"ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release {major_minor}, V{version}\n",
+        "",
+    )
+    m.environ = {**fixed_env(m), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    return str(bin_dir / "ptxas")
+
+
+def test_scenario_an_old_system_ptxas_on_path_shadows_the_wheels(tmp_path):
+    """XLA runs the first ptxas >= 11.8 on --xla_gpu_cuda_data_dir, PATH, /usr/local/cuda …, the wheel last."""
+    m = gpu_machine(tmp_path)
+    system = _system_ptxas(m, "12.0.140")
+    d = m.diagnose()
+    f = find(d, "xla-ptxas-older-than-build")
+    assert system in f.summary and "12.0.140" in f.summary and "CUDA 12.5.1" in f.summary
+    assert f.hint == f'export XLA_FLAGS="${{XLA_FLAGS:-}} --xla_gpu_cuda_data_dir={m.site}/nvidia/cuda_nvcc"'
+    assert "on PATH" in f.detail and "12.5.82" in f.detail
+
+
+def test_scenario_a_ptxas_xla_skips_for_its_version_leaves_the_wheels_in_use(tmp_path):
+    m = gpu_machine(tmp_path)
+    _system_ptxas(m, "11.7.99")  # below XLA's minimum of 11.8: passed over
+    d = m.diagnose()
+    assert "xla-ptxas-older-than-build" not in [f.id for f in d.findings]
+    libs = d.facts.libraries
+    assert libs.get("ptxas").loaded.origin == "wheel"

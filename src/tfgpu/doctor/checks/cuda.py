@@ -9,6 +9,7 @@ tensorflow/tensorflow#61474 class); the ``and-cuda`` pins of each release
 from __future__ import annotations
 
 import os
+import shlex
 
 from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
@@ -29,7 +30,8 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     ``cuda-library-missing``, ``cudnn-older-than-build``, ``cuda-library-version-mismatch``,
     ``ld-library-path-shadows-wheel``, ``ld-library-path-other-cuda``, ``nccl-missing``,
     ``xla-ptxas-missing``, ``xla-libdevice-missing``, ``cuda-dependency-not-on-search-path``,
-    ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc).
+    ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc),
+    ``xla-ptxas-older-than-build``.
     """
     libs, tf = facts.libraries, facts.tensorflow
     if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts) or no_nvidia_gpu(facts):
@@ -72,6 +74,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     out.extend(_versions(facts, tf, libs))
     out.extend(_shadowing(libs))
     out.extend(_optional(facts, libs))
+    out.extend(_old_ptxas(facts, tf, libs))
     if not unreachable and not missing:
         versions = ", ".join(
             f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
@@ -186,6 +189,47 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
     return out
 
 
+XLA_PTXAS_SEARCH = "https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_asm_compiler.cc"
+"""XLA's FindCudaExecutable: the data-dir flag, then PATH, then the CUDA roots; the first ptxas >= 11.8 wins."""
+
+
+def _old_ptxas(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
+    """XLA would run a system ptxas older than the CUDA TF was built with, found before the wheel's."""
+    ptxas = libs.get("ptxas")
+    chosen = ptxas.loaded if ptxas else None
+    build = tf.build
+    if (
+        ptxas is None
+        or chosen is None
+        or chosen.origin == "wheel"
+        or not isinstance(chosen.version, str)
+        or isinstance(build, Unavailable)
+        or not build.cuda_version
+        or version_key(chosen.version)[:2] >= version_key(build.cuda_version)[:2]
+    ):
+        return []
+    wheel = next((c for c in ptxas.copies if c.origin == "wheel"), None)
+    where = {"path": "on PATH", "default": "in a system CUDA", "xla_flags": "in --xla_gpu_cuda_data_dir"}
+    data_dir = os.path.dirname(os.path.dirname(wheel.path)) if wheel else None
+    export = f'export XLA_FLAGS="${{XLA_FLAGS:-}} --xla_gpu_cuda_data_dir={shlex.quote(data_dir)}"' if data_dir else ""
+    return [
+        Finding(
+            "xla-ptxas-older-than-build",
+            Severity.WARNING,
+            C,
+            f"XLA will compile with ptxas {chosen.version} ({chosen.path}), older than the CUDA "
+            f"{build.cuda_version} TF {tf.version} was built with",
+            detail=f"It is found {where.get(chosen.origin, 'first')}, before "
+            + (f"the nvidia-cuda-nvcc wheel's {wheel.version} ({wheel.path})" if wheel else "any newer copy")
+            + ": XLA runs the first ptxas of at least 11.8 in --xla_gpu_cuda_data_dir, PATH, /usr/local/cuda, "
+            "/opt/cuda, then the wheel. An older ptxas can reject the PTX XLA emits ('Unsupported .version') "
+            "or lack the GPU's architecture, and XLA then falls back to the driver or fails.",
+            hint=export or pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
+            link=XLA_PTXAS_SEARCH,
+        )
+    ]
+
+
 TORCH_CUDNN_CHECK = "https://github.com/pytorch/pytorch/blob/main/torch/backends/cudnn/__init__.py"
 """PyTorch's run-time cuDNN check: a different major version fails, a newer minor is accepted."""
 
@@ -261,7 +305,8 @@ def _optional(facts: Facts, libs: LibraryFacts) -> list[Finding]:
                 Severity.WARNING,
                 C,
                 "ptxas not found: XLA (jit_compile=True) cannot compile GPU kernels",
-                detail="XLA looks in --xla_gpu_cuda_data_dir, the nvidia-cuda-nvcc wheel, /usr/local/cuda and PATH.",
+                detail="XLA looks in --xla_gpu_cuda_data_dir, PATH, /usr/local/cuda, /opt/cuda and the "
+                "nvidia-cuda-nvcc wheel, and skips a ptxas older than 11.8.",
                 hint=pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
                 link=XLA_GPU_DOCS,
             )
