@@ -40,9 +40,13 @@ RELEVANT = (
     "pynvml",
     "torch",
     "numpy",
+    "jax",
+    "jax-cuda12-plugin",
+    "jax-cuda13-plugin",
 )
 """Besides every ``nvidia-*`` wheel; ``torch`` because its wheels pin the CUDA wheels TF loads too; ``numpy``
-for the versions block (a NumPy TF was not built against fails at import)."""
+for the versions block (a NumPy TF was not built against fails at import); JAX and its CUDA plugins
+and PyTorch because ``KERAS_BACKEND`` can make either the framework that trains."""
 
 
 def normalise(name: str) -> str:

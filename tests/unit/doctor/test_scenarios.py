@@ -571,3 +571,31 @@ def test_scenario_a_ptxas_xla_skips_for_its_version_leaves_the_wheels_in_use(tmp
     assert "xla-ptxas-older-than-build" not in [f.id for f in d.findings]
     libs = d.facts.libraries
     assert libs.get("ptxas").loaded.origin == "wheel"
+
+
+def test_scenario_keras_on_jax_without_its_cuda_plugin_trains_on_the_cpu(tmp_path):
+    m = gpu_machine(tmp_path)
+    assert m.site is not None
+    _dist_info(m.site, "jax", "0.8.1")
+    m.environ = {**fixed_env(m), "KERAS_BACKEND": "jax"}
+    d = m.diagnose()
+    f = find(d, "keras-backend-without-gpu")
+    assert "JAX has no CUDA plugin" in f.summary and f.hint.endswith("install --upgrade 'jax[cuda12]'")
+    assert "keras-xla-by-default" not in [x.id for x in d.findings]  # TF's XLA does not train this model
+    _dist_info(m.site, "jax-cuda12-plugin", "0.8.1")
+    assert find(m.diagnose(), "keras-backend-not-tensorflow").severity is Severity.INFO
+
+
+def test_scenario_keras_on_a_cpu_only_pytorch(tmp_path):
+    m = gpu_machine(tmp_path)
+    assert m.site is not None
+    _dist_info(m.site, "torch", "2.5.1+cpu")
+    m.environ = {**fixed_env(m), "KERAS_BACKEND": "torch"}
+    f = find(m.diagnose(), "keras-backend-without-gpu")
+    assert "torch 2.5.1+cpu is a CPU-only build" in f.summary and "download.pytorch.org/whl/cu126" in f.hint
+
+
+def test_scenario_legacy_keras_asked_for_but_not_installed(tmp_path):
+    m = gpu_machine(tmp_path)
+    m.environ = {**fixed_env(m), "TF_USE_LEGACY_KERAS": "1"}
+    assert find(m.diagnose(), "tf-keras-missing").hint.endswith("install 'tf-keras==2.21.*'")

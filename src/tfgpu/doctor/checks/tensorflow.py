@@ -19,6 +19,10 @@ T = Section.TENSORFLOW
 WINDOWS_DOCS = "https://www.tensorflow.org/install/pip#windows-native"
 KERAS_COMPILE_DOCS = "https://keras.io/api/models/model_training_apis/#compile-method"
 KERAS3_DOCS = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
+JAX_INSTALL_DOCS = "https://docs.jax.dev/en/latest/installation.html#nvidia-gpu"
+TORCH_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
+TORCH_CUDA_INDEX = "https://download.pytorch.org/whl/cu126"
+"""PyTorch's CUDA 12.6 wheels: a CUDA 12 driver runs them, as it runs TF's CUDA 12.5 build."""
 
 
 def check_tensorflow(facts: Facts) -> list[Finding]:
@@ -28,7 +32,8 @@ def check_tensorflow(facts: Facts) -> list[Finding]:
     ``tensorflow-multiple-distributions``, ``tensorflow-gpu-removed``, ``tf-built-without-cuda``,
     ``tf-build-info-unreadable``, ``tf-rocm-build``, ``windows-native-no-gpu``,
     ``keras-version-mismatch``, ``tf-keras-version-mismatch``, ``keras-xla-by-default``,
-    ``keras-batchnorm-unfused``.
+    ``keras-batchnorm-unfused``, ``tf-keras-missing``, ``keras-backend-without-gpu``,
+    ``keras-backend-not-tensorflow``.
     """
     tf, packages, host = facts.tensorflow, facts.packages, facts.host
     out: list[Finding] = []
@@ -203,7 +208,20 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
     if keras and tf_key >= (2, 16) and version_key(keras.version) >= (3,):
         out.extend(_keras_xla_default(facts, tf))
         out.extend(_keras_batchnorm(facts, tf))
+    out.extend(_keras_backend(facts, packages))
     tf_keras = packages.get("tf-keras")
+    if facts.env("TF_USE_LEGACY_KERAS") == "1" and tf_keras is None and tf_key >= (2, 16):
+        out.append(
+            Finding(
+                "tf-keras-missing",
+                Severity.ERROR,
+                T,
+                "TF_USE_LEGACY_KERAS=1 asks for tf_keras, which is not installed",
+                detail="tf.keras then fails at its first use: TF looks for the tf_keras package instead of Keras 3.",
+                hint=pip(facts, "install", f"tf-keras=={major_minor(tf.version)}.*"),
+                link=KERAS3_DOCS,
+            )
+        )
     if tf_keras and major_minor(tf_keras.version) != major_minor(tf.version):
         out.append(
             Finding(
@@ -216,6 +234,53 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
             )
         )
     return out
+
+
+def _keras_backend(facts: Facts, packages: PackageFacts) -> list[Finding]:
+    """KERAS_BACKEND makes JAX or PyTorch the framework that trains a Keras 3 model: its GPU package is what counts.
+
+    TensorFlow's GPU, tfgpu.setup() and the TF_* variables then do not reach the model
+    (configure/flavour.py says the same to `tfgpu run`).
+    """
+    backend = (facts.env("KERAS_BACKEND") or "").strip().lower()
+    if backend in ("", "tensorflow") or facts.env("TF_USE_LEGACY_KERAS") == "1":
+        return []
+    note = (
+        f"KERAS_BACKEND={backend}: Keras 3 trains with {backend}, not TensorFlow; TensorFlow's GPU, tfgpu.setup() "
+        "and the TF_* variables do not reach the model."
+    )
+    if backend == "jax":
+        plugin = packages.get("jax-cuda12-plugin") or packages.get("jax-cuda13-plugin")
+        if packages.get("jax") is None or plugin is None:
+            return [
+                Finding(
+                    "keras-backend-without-gpu",
+                    Severity.WARNING,
+                    T,
+                    "Keras trains with JAX here, and JAX has no CUDA plugin: it runs on the CPU",
+                    detail=note + " JAX finds a GPU only through its jax-cuda12-plugin (the cuda12 extra).",
+                    hint=pip(facts, "install", "--upgrade", "jax[cuda12]"),
+                    link=JAX_INSTALL_DOCS,
+                )
+            ]
+    if backend == "torch":
+        torch = packages.get("torch")
+        if torch is None or torch.version.endswith("+cpu"):
+            return [
+                Finding(
+                    "keras-backend-without-gpu",
+                    Severity.WARNING,
+                    T,
+                    "Keras trains with PyTorch here, and "
+                    + ("PyTorch is not installed" if torch is None else f"torch {torch.version} is a CPU-only build"),
+                    detail=note,
+                    hint=pip(facts, "install", "--upgrade", "torch", "--index-url", TORCH_CUDA_INDEX),
+                    link=TORCH_INSTALL_DOCS,
+                )
+            ]
+    return [
+        Finding("keras-backend-not-tensorflow", Severity.INFO, T, f"Keras 3 trains with {backend} here", detail=note)
+    ]
 
 
 def _keras_xla_default(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
