@@ -61,6 +61,8 @@ class Distribution:
     location: str
     pins: tuple[str, ...] = ()
     """Its exact pins of NVIDIA wheels on this platform (``nvidia-cudnn-cu12==9.1.0.70``): what it makes pip install."""
+    installer: str | None = None
+    """What installed it (the dist-info's INSTALLER: ``pip``, ``uv``, ``conda``): which tool the fix must use."""
 
 
 @dataclass(frozen=True)

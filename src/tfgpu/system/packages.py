@@ -93,12 +93,22 @@ def collect_packages(paths: Iterable[str] | None = None) -> PackageFacts:
             continue
         name = normalise(raw)
         if is_relevant(name) and name not in found:
-            found[name] = Distribution(name, version, str(path.parent), nvidia_pins(requires))
+            found[name] = Distribution(name, version, str(path.parent), nvidia_pins(requires), _installer(path))
     return PackageFacts(tuple(sorted(found.values(), key=lambda d: d.name)))
 
 
 MAX_METADATA_HEAD_BYTES = 256 * 1024
 """Name and Version are among the first headers; a long description after them is not needed."""
+
+
+MAX_INSTALLER_BYTES = 256
+
+
+def _installer(path: Path) -> str | None:
+    """The first line of a ``.dist-info``'s INSTALLER file (PEP 376), None without one."""
+    head = read_regular_head(path / "INSTALLER", MAX_INSTALLER_BYTES) if path.suffix == ".dist-info" else None
+    line = head.decode("utf-8", "replace").strip().splitlines()[0] if head and head.strip() else ""
+    return line if line.isprintable() and line else None
 
 
 def nvidia_pins(requires: list[str]) -> tuple[str, ...]:

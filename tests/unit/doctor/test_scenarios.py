@@ -599,3 +599,16 @@ def test_scenario_legacy_keras_asked_for_but_not_installed(tmp_path):
     m = gpu_machine(tmp_path)
     m.environ = {**fixed_env(m), "TF_USE_LEGACY_KERAS": "1"}
     assert find(m.diagnose(), "tf-keras-missing").hint.endswith("install 'tf-keras==2.21.*'")
+
+
+def test_scenario_conda_forge_cpu_variant_gets_the_conda_fix(tmp_path):
+    """conda-forge ships TF as cuda… and cpu_… builds of one name; pip's fix would mix two installers."""
+    m = gpu_machine(tmp_path, tf="cpu")
+    assert m.site is not None
+    shutil.rmtree(m.site / "tensorflow_cpu-2.21.0.dist-info")
+    _dist_info(m.site, "tensorflow", "2.21.0")
+    (m.site / "tensorflow-2.21.0.dist-info" / "INSTALLER").write_text("conda\n")
+    m.environ = {**m.environ, "CONDA_PREFIX": "/opt/conda/envs/tf"}
+    f = find(m.diagnose(), "tf-built-without-cuda")
+    assert "conda-forge's CPU-only variant" in f.summary and "pip" not in f.hint
+    assert f.hint == "CONDA_OVERRIDE_CUDA=12.0 conda install -p /opt/conda/envs/tf -c conda-forge 'tensorflow=2.21=cuda*'"

@@ -7,6 +7,8 @@ the Keras 3 migration notes of TF 2.16.
 
 from __future__ import annotations
 
+import shlex
+
 from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, tf_release, version_key
 from tfgpu.knowledge.fixes import TF_INSTALL_DOCS, install_tf_for_cpu, install_tf_with_cuda, pip, target_tf_version
@@ -19,6 +21,9 @@ T = Section.TENSORFLOW
 WINDOWS_DOCS = "https://www.tensorflow.org/install/pip#windows-native"
 KERAS_COMPILE_DOCS = "https://keras.io/api/models/model_training_apis/#compile-method"
 KERAS3_DOCS = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
+CONDA_FORGE_CUDA_DOCS = (
+    "https://conda-forge.org/docs/user/tipsandtricks/#installing-cuda-enabled-packages-like-tensorflow-and-pytorch"
+)
 JAX_INSTALL_DOCS = "https://docs.jax.dev/en/latest/installation.html#nvidia-gpu"
 TORCH_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
 TORCH_CUDA_INDEX = "https://download.pytorch.org/whl/cu126"
@@ -154,6 +159,20 @@ def _build(facts: Facts, tf: TensorFlowFacts, host: HostFacts | Unavailable) -> 
                     "libraries that nothing here could load.",
                 )
             ]
+        if _installed_by_conda(facts, tf):
+            return [
+                Finding(
+                    "tf-built-without-cuda",
+                    Severity.ERROR,
+                    T,
+                    f"{tf.distribution} {tf.version} from conda is conda-forge's CPU-only variant",
+                    detail="Its build_info says is_cuda_build=False. conda-forge builds TensorFlow twice (build strings "
+                    "cuda… and cpu_…) under one name; the solver takes the CPU one when it sees no CUDA driver, as "
+                    "in an environment solved in a container build.",
+                    hint=_conda_cuda_variant(facts, tf),
+                    link=CONDA_FORGE_CUDA_DOCS,
+                )
+            ]
         return [
             Finding(
                 "tf-built-without-cuda",
@@ -234,6 +253,25 @@ def _keras(facts: Facts, tf: TensorFlowFacts, packages: PackageFacts) -> list[Fi
             )
         )
     return out
+
+
+def _installed_by_conda(facts: Facts, tf: TensorFlowFacts) -> bool:
+    packages = facts.packages
+    dist = packages.get(tf.distribution) if isinstance(packages, PackageFacts) else None
+    return dist is not None and dist.installer == "conda"
+
+
+def _conda_cuda_variant(facts: Facts, tf: TensorFlowFacts) -> str:
+    """``conda install`` of conda-forge's CUDA variant of this TF, with the CUDA the solver must assume.
+
+    CONDA_OVERRIDE_CUDA stands in for the ``__cuda`` virtual package a driver provides (conda-forge's
+    documentation); ``-p`` names the environment the facts came from.
+    """
+    host = facts.host
+    prefix = host.conda_prefix if isinstance(host, HostFacts) else None
+    where = f" -p {shlex.quote(prefix)}" if prefix else ""
+    spec = f"tensorflow={major_minor(tf.version)}=cuda*"
+    return f"CONDA_OVERRIDE_CUDA=12.0 conda install{where} -c conda-forge {shlex.quote(spec)}"
 
 
 def _keras_backend(facts: Facts, packages: PackageFacts) -> list[Finding]:
