@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from tfgpu.doctor.checks.collectors import check_collectors
 from tfgpu.doctor.checks.cuda import check_cuda_libraries
-from tfgpu.doctor.checks.driver import check_driver, check_driver_for_cuda
+from tfgpu.doctor.checks.driver import check_container_image, check_driver, check_driver_for_cuda
 from tfgpu.doctor.checks.environ import check_environ
 from tfgpu.doctor.checks.gpus import check_gpus
 from tfgpu.doctor.checks.probe import check_probe
@@ -21,6 +21,7 @@ CHECKS: tuple[Check, ...] = (
     check_collectors,
     check_driver,
     check_driver_for_cuda,
+    check_container_image,
     check_gpus,
     check_cuda_libraries,
     check_tensorflow,

@@ -34,6 +34,15 @@ def version_rows(facts: Facts) -> list[tuple[str, str]]:
             ("OS", f"{host.os_release or host.os_name} ({host.kernel}, {host.machine}{where})"),
             ("CPU", host.cpu or "unknown"),
         ]
+    ngc = facts.env("NVIDIA_TENSORFLOW_VERSION")
+    if ngc:
+        rows.append(
+            (
+                "Container",
+                f"NVIDIA NGC TensorFlow {ngc}"
+                + (f" (build {facts.env('NVIDIA_BUILD_ID')})" if facts.env("NVIDIA_BUILD_ID") else ""),
+            )
+        )
     driver = facts.driver
     rows.append(
         (

@@ -20,6 +20,7 @@ from tfgpu.model.facts import HostFacts
 from tfgpu.model.findings import Finding, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.nvml.client import MemoryInfo, ProcessInfo
+from tfgpu.report.versions import version_rows
 from tfgpu.system.runner import CommandResult
 
 GIB = 1024**3
@@ -611,4 +612,19 @@ def test_scenario_conda_forge_cpu_variant_gets_the_conda_fix(tmp_path):
     m.environ = {**m.environ, "CONDA_PREFIX": "/opt/conda/envs/tf"}
     f = find(m.diagnose(), "tf-built-without-cuda")
     assert "conda-forge's CPU-only variant" in f.summary and "pip" not in f.hint
-    assert f.hint == "CONDA_OVERRIDE_CUDA=12.0 conda install -p /opt/conda/envs/tf -c conda-forge 'tensorflow=2.21=cuda*'"
+    assert (
+        f.hint == "CONDA_OVERRIDE_CUDA=12.0 conda install -p /opt/conda/envs/tf -c conda-forge 'tensorflow=2.21=cuda*'"
+    )
+
+
+def test_scenario_an_ngc_image_newer_than_the_hosts_driver(tmp_path):
+    m = gpu_machine(tmp_path, container=True)
+    image = {"NVIDIA_TENSORFLOW_VERSION": "25.12-tf2-py3", "NVIDIA_BUILD_ID": "231234"}
+    m.environ = {**fixed_env(m), **image, "NVIDIA_REQUIRE_CUDA": "cuda>=13.1 brand=tesla,driver>=535,driver<536"}
+    d = m.diagnose()
+    f = find(d, "container-needs-newer-driver")
+    assert "NGC TensorFlow 25.12-tf2-py3 image needs CUDA 13.1" in f.summary and "up to 13.0" in f.summary
+    rows = dict(version_rows(d.facts))
+    assert rows["Container"] == "NVIDIA NGC TensorFlow 25.12-tf2-py3 (build 231234)"
+    m.environ["NVIDIA_REQUIRE_CUDA"] = "cuda>=12.8 brand=tesla,driver>=535,driver<536"
+    assert "container-needs-newer-driver" not in [x.id for x in m.diagnose().findings]

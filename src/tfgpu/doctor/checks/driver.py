@@ -6,6 +6,8 @@ the NVIDIA container toolkit and CUDA-on-WSL user guides for the container and W
 
 from __future__ import annotations
 
+import re
+
 from tfgpu.knowledge.compat import driver_requirement, version_key
 from tfgpu.model.facts import DriverFacts, Facts, HostFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
@@ -219,6 +221,42 @@ def _other_hardware(host: HostFacts | Unavailable, reason: str) -> Finding:
         detail=f"{reason}.",
         hint="Run on a machine with an NVIDIA GPU (a cloud GPU instance or Colab), or accept CPU training.",
     )
+
+
+CUDA_COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+_REQUIRED_CUDA = re.compile(r"(?:^|\s)cuda>=(\d+\.\d+)")
+
+
+def check_container_image(facts: Facts) -> list[Finding]:
+    """A CUDA container image's own requirement (NVIDIA_REQUIRE_CUDA) against the host's driver.
+
+    NVIDIA's CUDA images (and NGC's TensorFlow images built on them) say the CUDA they need in
+    NVIDIA_REQUIRE_CUDA, ``cuda>=12.8 brand=tesla,driver>=535,driver<536 …``: a space is an OR,
+    so data-center GPUs on the listed driver branches run it through CUDA's forward-compatibility
+    package, and every other GPU needs a driver for that CUDA. Finding id: ``container-needs-newer-driver``.
+    """
+    required = _REQUIRED_CUDA.search(facts.env("NVIDIA_REQUIRE_CUDA") or "")
+    driver = facts.driver
+    if not required or not isinstance(driver, DriverFacts) or not isinstance(driver.cuda_driver_version, str):
+        return []
+    need, have = required.group(1), driver.cuda_driver_version
+    if version_key(have)[:2] >= version_key(need)[:2]:
+        return []
+    ngc = facts.env("NVIDIA_TENSORFLOW_VERSION")
+    image = f"NVIDIA's NGC TensorFlow {ngc} image" if ngc else "This container image"
+    return [
+        Finding(
+            "container-needs-newer-driver",
+            Severity.WARNING,
+            H,
+            f"{image} needs CUDA {need}; the host's driver {driver.driver_version} supports CUDA up to {have}",
+            detail="Its NVIDIA_REQUIRE_CUDA asks for cuda>=" + need + ". Data-center GPUs on the driver branches "
+            "that variable lists run it through CUDA's forward-compatibility package; other GPUs fail with "
+            "'CUDA driver version is insufficient for CUDA runtime version'.",
+            hint=f"Upgrade the host's NVIDIA driver to one for CUDA {need}, or run an image built for CUDA {have} or older.",
+            link=CUDA_COMPAT_DOCS,
+        )
+    ]
 
 
 def check_driver_for_cuda(facts: Facts) -> list[Finding]:
