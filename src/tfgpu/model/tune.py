@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 
 @dataclass(frozen=True)
@@ -23,13 +24,28 @@ class TrialConfig:
     """keras, or fused: Keras 3's BatchNormalization through cuDNN's fused kernel (tfgpu.setup(batchnorm=...))."""
 
 
+class TrialOutcome(str, Enum):
+    """How a trial ended: measured (ok), failed (oom, timeout, error) or measured and set aside (the rest)."""
+
+    PENDING = "pending"
+    OK = "ok"
+    OOM = "oom"
+    MEMORY_HEADROOM = "memory-headroom"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    SLOWER = "slower"
+    NO_GAIN = "no-gain"
+    NUMERICALLY_OFF = "numerically-off"
+    SKIPPED = "skipped"
+
+
 @dataclass(frozen=True)
 class Trial:
-    """One measured trial: ``outcome`` ok, oom, memory-headroom, timeout, error, slower, no-gain, numerically-off or skipped."""
+    """One measured trial and how it ended."""
 
     step: str
     config: TrialConfig
-    outcome: str
+    outcome: TrialOutcome
     samples_per_second: float | None = None
     loss: float | None = None
     utilization_percent: float | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfgpu.model.codec import encode
-from tfgpu.model.tune import Trial, TuneResult
+from tfgpu.model.tune import Trial, TrialOutcome, TuneResult
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 
@@ -25,12 +25,12 @@ def trial_row(trial: Trial) -> tuple[str, ...]:
     util = f"{trial.utilization_percent:.0f}%" if trial.utilization_percent is not None else "-"
     warmup = f"{trial.warmup_seconds:.1f} s" if trial.warmup_seconds is not None else "-"
     spread = f"±{trial.spread / 2:.0%}" if trial.spread is not None else "-"
-    return (trial.step, describe(trial), rate, spread, util, warmup, trial.outcome, printable(trial.reason))
+    return (trial.step, describe(trial), rate, spread, util, warmup, trial.outcome.value, printable(trial.reason))
 
 
 def trial_count(result: TuneResult) -> str:
     """How many trials ran and how many the budget left out: "12 trials ran, 2 skipped"."""
-    skipped = sum(t.outcome == "skipped" for t in result.trials)
+    skipped = sum(t.outcome is TrialOutcome.SKIPPED for t in result.trials)
     ran = len(result.trials) - skipped
     return f"{ran} trial{'s' if ran != 1 else ''} ran" + (f", {skipped} skipped," if skipped else "")
 
@@ -38,7 +38,7 @@ def trial_count(result: TuneResult) -> str:
 def winner_line(result: TuneResult) -> str:
     """The verdict: the winner, its rate and its speedup over the start (or why there is none)."""
     best, start = result.best, result.baseline
-    ran = sum(t.outcome != "skipped" for t in result.trials)
+    ran = sum(t.outcome is not TrialOutcome.SKIPPED for t in result.trials)
     if ran <= 1:
         return (
             f"Only the starting configuration was measured ({trial_count(result)} in {result.seconds:.0f} s): "
@@ -53,7 +53,7 @@ def winner_line(result: TuneResult) -> str:
     against = (
         f"{result.speedup:.2f}x the starting configuration{measured} ({start.samples_per_second:,.0f} samples/s)"
         if result.speedup
-        else f"the starting configuration gave no figure ({start.outcome}: {printable(start.reason)})"
+        else f"the starting configuration gave no figure ({start.outcome.value}: {printable(start.reason)})"
     )
     spread = f" (±{best.spread / 2:.0%} between epochs)" if best.spread is not None else ""  # half the IQR
     return (
@@ -67,8 +67,8 @@ def confirmation_line(result: TuneResult) -> str | None:
     again = result.confirmation
     if again is None:
         return None
-    if again.outcome != "ok" or not again.samples_per_second or not result.best.samples_per_second:
-        return f"Not measured again in a fresh TensorFlow process ({again.outcome}: {printable(again.reason)})."
+    if again.outcome is not TrialOutcome.OK or not again.samples_per_second or not result.best.samples_per_second:
+        return f"Not measured again in a fresh TensorFlow process ({again.outcome.value}: {printable(again.reason)})."
     change = again.samples_per_second / result.best.samples_per_second - 1
     noise = result.process_noise or 0.0
     line = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfgpu.model.tune import TrialConfig, TuneResult
+from tfgpu.model.tune import TrialConfig, TrialOutcome, TuneResult
 from tfgpu.monitor.verdict import BUSY_PERCENT  # "busy" means the same as in the training verdict
 
 
@@ -102,7 +102,7 @@ def precision_note(result: TuneResult) -> str | None:
     its convolutions ran at 32 TFLOP/s in bf16 under TF and 347 under PyTorch.
     """
     mixed = [t for t in result.trials if t.step == "precision" and t.samples_per_second]
-    if not mixed or any(t.outcome != "slower" for t in mixed):
+    if not mixed or any(t.outcome is not TrialOutcome.SLOWER for t in mixed):
         return None
     plain = replace(mixed[0].config, precision="float32")
     ref = next((t for t in result.trials if t.config == plain and t.samples_per_second), None)
@@ -130,7 +130,11 @@ def batchnorm_note(result: TuneResult) -> str | None:
     fused = next((t for t in trials if t.step == "batch normalization" and t.samples_per_second), None)
     if fused is None or fused.samples_per_second is None:
         return None
-    before = [t.samples_per_second for t in trials[: trials.index(fused)] if t.outcome == "ok" and t.samples_per_second]
+    before = [
+        t.samples_per_second
+        for t in trials[: trials.index(fused)]
+        if t.outcome is TrialOutcome.OK and t.samples_per_second
+    ]
     gain = f" ({fused.samples_per_second / max(before):.2f}x on its own)" if before else ""
     layers = f"{fused.batchnorm_layers} " if fused.batchnorm_layers else ""
     return (

@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 
-from tfgpu.model.tune import Trial, TrialConfig
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome
 from tfgpu.model.untrusted import finite_number, text
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
@@ -83,26 +83,30 @@ class TrialRunner:
                 sampler.stop()
         self.processes += job.starts - starts
         if result.status == "timed_out":
-            return Trial(step, config, "timeout", reason=result.failure_reason)
+            return Trial(step, config, TrialOutcome.TIMEOUT, reason=result.failure_reason)
         if not result.ok:
-            return Trial(step, config, "error", reason=result.failure_reason)
+            return Trial(step, config, TrialOutcome.ERROR, reason=result.failure_reason)
         data = result.data
         if not isinstance(data, dict):
             job.restart()
-            return Trial(step, config, "error", reason="the trial child answered in a shape tfgpu does not know")
+            return Trial(
+                step, config, TrialOutcome.ERROR, reason="the trial child answered in a shape tfgpu does not know"
+            )
         if data.get("outcome") == "oom":
             job.restart()
-            return Trial(step, config, "oom", reason=text(data.get("message")) or "out of memory")
+            return Trial(step, config, TrialOutcome.OOM, reason=text(data.get("message")) or "out of memory")
         rate = finite_number(data.get("samples_per_second"))
         if rate is None or rate <= 0:
             job.restart()
-            return Trial(step, config, "error", reason="the trial gave no rate (its result is missing or malformed)")
+            return Trial(
+                step, config, TrialOutcome.ERROR, reason="the trial gave no rate (its result is missing or malformed)"
+            )
         peak, total = finite_number(data.get("memory_peak_bytes")), self._memory_total()
         layers = finite_number(data.get("batchnorm_layers"))
         return Trial(
             step,
             config,
-            "ok",
+            TrialOutcome.OK,
             rate,
             finite_number(data.get("loss")),
             _utilization(sampler, data.get("timed_window")),

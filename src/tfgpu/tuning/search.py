@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
 
 Measure = Callable[[str, TrialConfig, float], Trial]
 """``measure(step, config, timeout_seconds)``: one trial, killed after the timeout."""
@@ -57,7 +57,7 @@ a longer sequence or a validation pass would push it over."""
 
 def _better(candidate: Trial, best: Trial, gain: float = 1.02) -> bool:
     return bool(
-        candidate.outcome == "ok"
+        candidate.outcome is TrialOutcome.OK
         and candidate.samples_per_second
         and best.samples_per_second
         and candidate.samples_per_second > gain * best.samples_per_second
@@ -94,7 +94,7 @@ def search(
     quickest: float | None = None  # wall time of the quickest trial that finished
     took: dict[int, float] = {}  # wall time of each trial, by id()
     plain = replace(baseline, jit_compile=False)
-    best = Trial("start", plain, "pending")  # until the start is measured: never announced
+    best = Trial("start", plain, TrialOutcome.PENDING)  # until the start is measured: never announced
     announced: Trial | None = None
 
     def settle() -> None:
@@ -103,7 +103,7 @@ def search(
             index = pending.pop(0)
             if on_trial:
                 on_trial(trials[index])
-        if on_best and best is not announced and best.outcome == "ok":
+        if on_best and best is not announced and best.outcome is TrialOutcome.OK:
             on_best(best)
             announced = best
 
@@ -131,26 +131,26 @@ def search(
             elif quickest is not None and left < quickest:
                 why = f"{left:.0f} s left, the quickest trial took {quickest:.0f} s"
             if why:
-                return record(Trial(step, config, "skipped", reason=why))
+                return record(Trial(step, config, TrialOutcome.SKIPPED, reason=why))
         began = clock()
         trial = measure(step, config, left if timeout is None else timeout)
         took[id(trial)] = clock() - began
-        if trial.outcome == "timeout" and timeout is None:
+        if trial.outcome is TrialOutcome.TIMEOUT and timeout is None:
             trial = replace(trial, reason=f"the time budget ran out during the trial ({trial.reason})")
             took[id(trial)] = clock() - began
-        if trial.outcome in ("ok", "oom"):
+        if trial.outcome in (TrialOutcome.OK, TrialOutcome.OOM):
             quickest = took[id(trial)] if quickest is None else min(quickest, took[id(trial)])
         return record(trial)
 
-    def mark(trial: Trial, outcome: str, reason: str) -> None:
+    def mark(trial: Trial, outcome: TrialOutcome, reason: str) -> None:
         trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
 
     def reject(trial: Trial, reason: str, gain: float) -> None:
         """Not kept: "slower", or "no-gain" when faster by less than ``gain`` (inside run-to-run noise)."""
         if (trial.samples_per_second or 0.0) >= (best.samples_per_second or 0.0):
-            mark(trial, "no-gain", f"less than {gain - 1:.0%} faster than the best: not worth the change")
+            mark(trial, TrialOutcome.NO_GAIN, f"less than {gain - 1:.0%} faster than the best: not worth the change")
         else:
-            mark(trial, "slower", reason)
+            mark(trial, TrialOutcome.SLOWER, reason)
 
     def keep_if_faster(
         step: str,
@@ -168,25 +168,33 @@ def search(
         """
         trial = run(step, config, needs=needs)
         ref = reference or best
-        if numerics_note is not None and trial.outcome == "ok" and not _numerically_close(trial, ref, loss_tolerance):
-            mark(trial, "numerically-off", f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
+        if (
+            numerics_note is not None
+            and trial.outcome is TrialOutcome.OK
+            and not _numerically_close(trial, ref, loss_tolerance)
+        ):
+            mark(trial, TrialOutcome.NUMERICALLY_OFF, f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
             return best
         if _better(trial, best, gain):
             return trial
-        if trial.outcome == "ok":
+        if trial.outcome is TrialOutcome.OK:
             reject(trial, slower, gain)
         return best
 
     def too_full(trial: Trial) -> bool:
         """Fits, but without the headroom: kept as data, treated like an OOM."""
-        if trial.outcome != "ok" or (trial.memory_peak_fraction or 0.0) <= HEADROOM:
+        if trial.outcome is not TrialOutcome.OK or (trial.memory_peak_fraction or 0.0) <= HEADROOM:
             return False
-        mark(trial, "memory-headroom", f"TF's allocator peaked at {trial.memory_peak_fraction:.0%} of GPU memory")
+        mark(
+            trial,
+            TrialOutcome.MEMORY_HEADROOM,
+            f"TF's allocator peaked at {trial.memory_peak_fraction:.0%} of GPU memory",
+        )
         return True
 
     step = "start" if plain == baseline else "start, XLA off (tried last)"
     first = run(step, plain, max(BASELINE_MIN_SECONDS, budget_seconds * BASELINE_SHARE))
-    if first.outcome != "ok":
+    if first.outcome is not TrialOutcome.OK:
         settle()
         return TuneResult(tuple(trials), first, first, clock() - start, baseline)
     best = first
@@ -197,7 +205,10 @@ def search(
             settle()
             record(
                 Trial(
-                    "input pipeline", config, "skipped", reason="the data are arrays in memory: cache() saves nothing"
+                    "input pipeline",
+                    config,
+                    TrialOutcome.SKIPPED,
+                    reason="the data are arrays in memory: cache() saves nothing",
                 )
             )
             continue
@@ -226,10 +237,10 @@ def search(
     fits, too_big = best.config.batch_size, None
     while fits * 2 <= MAX_BATCH:
         trial = run("batch size", replace(best.config, batch_size=fits * 2))
-        if trial.outcome == "oom" or too_full(trial):
+        if trial.outcome is TrialOutcome.OOM or too_full(trial):
             too_big = fits * 2
             break
-        if trial.outcome != "ok":
+        if trial.outcome is not TrialOutcome.OK:
             break
         if not _better(trial, best, MIN_GAIN):
             reject(trial, "slower than half the batch", MIN_GAIN)
@@ -238,9 +249,9 @@ def search(
     while too_big is not None and too_big - fits > max(8, fits // 4):
         middle = (fits + too_big) // 2 // 8 * 8
         trial = run("batch size (bisect)", replace(best.config, batch_size=middle))
-        if trial.outcome == "oom" or too_full(trial):
+        if trial.outcome is TrialOutcome.OOM or too_full(trial):
             too_big = middle
-        elif trial.outcome == "ok":
+        elif trial.outcome is TrialOutcome.OK:
             fits = middle
             if _better(trial, best):
                 best = trial

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.cli import run_cli
 
-from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
 from tfgpu.report.bench import render_bench_json
 from tfgpu.report.burn import render_burn_json
 from tfgpu.report.tune import render_tune_json
@@ -22,7 +22,7 @@ def envelope(doc: dict) -> list:
 def test_doctor_explain_bench_burn_and_tune_share_the_envelope():
     from tfgpu.model.bench import BenchmarkResult
 
-    start = Trial("start", TrialConfig(64), "ok", 100.0, 0.5)
+    start = Trial("start", TrialConfig(64), TrialOutcome.OK, 100.0, 0.5)
     documents = {
         "doctor": run_cli("doctor", "--json").json,
         "explain": run_cli("explain", str(LOG), "--json").json,

@@ -9,6 +9,7 @@ from tests.fakes.cli import mock_environment, run_cli
 from tests.fakes.probe import FakeProbe
 
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.model.tune import TrialOutcome
 from tfgpu.tuning.api import script_baseline
 from tfgpu.tuning.search import BASELINE_MIN_SECONDS
 
@@ -49,7 +50,7 @@ def test_the_trial_table_has_a_header_per_column():
     from tfgpu.model.tune import Trial, TrialConfig
     from tfgpu.report.tune import TRIAL_COLUMNS, trial_row
 
-    row = trial_row(Trial("start", TrialConfig(batch_size=64), "ok"))
+    row = trial_row(Trial("start", TrialConfig(batch_size=64), TrialOutcome.OK))
     assert len(TRIAL_COLUMNS) == len(row) and TRIAL_COLUMNS[0] == "step"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import replace
 
-from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
 from tfgpu.probe.runner import worker_path
 from tfgpu.report.tune import best_so_far_line, confirmation_line, trial_count, trial_row, winner_line
 
@@ -27,9 +27,11 @@ def test_spread_is_the_interquartile_range_over_the_median_and_ignores_one_outli
 
 
 def test_counts_say_how_many_ran_and_were_skipped_and_the_speedup_says_against_what():
-    start = Trial("start, XLA off (tried last)", TrialConfig(64, jit_compile=False), "ok", 1000.0, 0.5, spread=0.04)
-    best = Trial("batch size", TrialConfig(512, jit_compile=False), "ok", 5000.0, 0.5, spread=0.02)
-    skipped = Trial("XLA", TrialConfig(512, jit_compile=True), "skipped", reason="time budget spent")
+    start = Trial(
+        "start, XLA off (tried last)", TrialConfig(64, jit_compile=False), TrialOutcome.OK, 1000.0, 0.5, spread=0.04
+    )
+    best = Trial("batch size", TrialConfig(512, jit_compile=False), TrialOutcome.OK, 5000.0, 0.5, spread=0.02)
+    skipped = Trial("XLA", TrialConfig(512, jit_compile=True), TrialOutcome.SKIPPED, reason="time budget spent")
     result = TuneResult((start, best, skipped), start, best, 61.0, TrialConfig(64))
     assert trial_count(result) == "2 trials ran, 1 skipped,"
     line = winner_line(result)
@@ -41,9 +43,9 @@ def test_counts_say_how_many_ran_and_were_skipped_and_the_speedup_says_against_w
 
 
 def test_the_confirmation_states_the_noise_between_processes_and_whether_the_gain_beats_it():
-    start = Trial("start", TrialConfig(64, jit_compile=False), "ok", 1000.0, 0.5)
-    best = Trial("batch size", TrialConfig(512, jit_compile=False), "ok", 1050.0, 0.5)
-    again = Trial("confirm", best.config, "ok", 966.0, 0.5)
+    start = Trial("start", TrialConfig(64, jit_compile=False), TrialOutcome.OK, 1000.0, 0.5)
+    best = Trial("batch size", TrialConfig(512, jit_compile=False), TrialOutcome.OK, 1050.0, 0.5)
+    again = Trial("confirm", best.config, TrialOutcome.OK, 966.0, 0.5)
     result = TuneResult((start, best, again), start, best, 61.0, confirmation=again)
     assert round(result.process_noise, 3) == 0.08
     assert confirmation_line(result) == (
@@ -59,7 +61,10 @@ def test_the_confirmation_states_the_noise_between_processes_and_whether_the_gai
     )
     assert confirmation_line(far).endswith("differences under 2% are noise between processes.")
     skipped = Trial(
-        "confirm", best.config, "skipped", reason="20 s left, a fresh process and the winner's trial need about 30 s"
+        "confirm",
+        best.config,
+        TrialOutcome.SKIPPED,
+        reason="20 s left, a fresh process and the winner's trial need about 30 s",
     )
     assert confirmation_line(TuneResult((start,), start, best, 1.0, confirmation=skipped)) == (
         "Not measured again in a fresh TensorFlow process (skipped: 20 s left, a fresh process and the winner's "
@@ -70,8 +75,10 @@ def test_the_confirmation_states_the_noise_between_processes_and_whether_the_gai
 
 def test_a_lead_that_the_second_process_does_not_confirm_is_called_noise():
     """Seen on the 2-core machine: winner 3,883, again 3,365 (-13%), start 3,280: a 1.18x that is 1.03x."""
-    start = Trial("start", TrialConfig(64, jit_compile=False), "ok", 3280.0, 0.5)
-    best = Trial("steps_per_execution", TrialConfig(64, jit_compile=False, steps_per_execution=32), "ok", 3883.0, 0.5)
-    again = Trial("confirm", best.config, "ok", 3365.0, 0.5)
+    start = Trial("start", TrialConfig(64, jit_compile=False), TrialOutcome.OK, 3280.0, 0.5)
+    best = Trial(
+        "steps_per_execution", TrialConfig(64, jit_compile=False, steps_per_execution=32), TrialOutcome.OK, 3883.0, 0.5
+    )
+    again = Trial("confirm", best.config, TrialOutcome.OK, 3365.0, 0.5)
     line = confirmation_line(TuneResult((start, best, again), start, best, 66.0, confirmation=again))
     assert line.endswith("and the winner's lead over the start (1.03x by its lower figure) is within it.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
 from tfgpu.report.tune import winner_line
 from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change
 from tfgpu.tuning.search import search
@@ -24,14 +24,14 @@ def fake_measure(
         if calls is not None:
             calls.append((step, config, timeout))
         if config.batch_size > oom_above:
-            return Trial(step, config, "oom", reason="OOM when allocating tensor")
+            return Trial(step, config, TrialOutcome.OOM, reason="OOM when allocating tensor")
         rate = 1000.0 * min(config.batch_size, 512) ** 0.8
         rate *= {"numpy": 0.2, "tf.data": 1.0, "tf.data+cache": 1.1, "tf.data+device": 1.05}[config.input]
         rate *= (precision_gain or {}).get(config.precision, 1.6 if config.precision != "float32" else 1.0)
         rate *= xla_gain if config.jit_compile is True else 1.0
         rate *= xla_gain if config.jit_compile == "auto" and xla_gain > 1 else 1.0  # "auto" is XLA on a GPU
         loss = 0.5 + (mixed_loss_shift if config.precision != "float32" else 0.0)
-        return Trial(step, config, "ok", rate, loss, 40.0, data=data)
+        return Trial(step, config, TrialOutcome.OK, rate, loss, 40.0, data=data)
 
     return measure
 
@@ -60,7 +60,7 @@ def test_oom_is_bisected_to_the_largest_batch_that_fits():
 def test_a_batch_without_memory_headroom_counts_as_not_fitting():
     def measure(step, config, timeout):
         batch = config.batch_size
-        return Trial(step, config, "ok", 1000.0 * batch, 0.5, memory_peak_fraction=batch / 1200)
+        return Trial(step, config, TrialOutcome.OK, 1000.0 * batch, 0.5, memory_peak_fraction=batch / 1200)
 
     result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
     crowded = [t for t in result.trials if t.outcome == "memory-headroom"]
@@ -129,7 +129,7 @@ def test_no_change_is_no_diff():
 def test_the_start_stays_the_winner_when_nothing_beats_it():
     def measure(step, config, timeout):
         rate = 900.0 if config == TrialConfig(batch_size=64) else 500.0
-        return Trial(step, config, "ok", rate, 0.5)
+        return Trial(step, config, TrialOutcome.OK, rate, 0.5)
 
     result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
     assert result.best is result.trials[0] and result.speedup == 1.0
@@ -151,7 +151,7 @@ def test_budget_skips_the_remaining_trials_and_on_trial_sees_each_once():
 
 def test_a_failing_baseline_ends_the_search():
     def broken(step, config, timeout):
-        return Trial(step, config, "error", reason="ImportError: no module named keras")
+        return Trial(step, config, TrialOutcome.ERROR, reason="ImportError: no module named keras")
 
     result = search(TrialConfig(batch_size=64), broken, budget_seconds=1e9, mixed_policies=())
     assert len(result.trials) == 1 and result.best.outcome == "error"
@@ -181,7 +181,7 @@ def test_xla_break_even_counts_the_samples_that_repay_its_compilation():
     plain = Trial(
         "batch size", TrialConfig(1024, "tf.data", jit_compile=False), "ok", 289_228.0, 0.5, warmup_seconds=0.5
     )
-    xla = Trial("XLA", replace(plain.config, jit_compile=True), "ok", 330_102.0, 0.5, warmup_seconds=54.7)
+    xla = Trial("XLA", replace(plain.config, jit_compile=True), TrialOutcome.OK, 330_102.0, 0.5, warmup_seconds=54.7)
     note = xla_break_even(TuneResult((plain, xla), plain, xla, 100.0))
     # 54.2 s / (1/289228 - 1/330102 s per sample) = 126.6 million samples: 2,110 epochs of MNIST
     assert "14% faster" in note and "after 126,602,0" in note
@@ -190,7 +190,7 @@ def test_xla_break_even_counts_the_samples_that_repay_its_compilation():
 
 def test_a_start_without_xla_that_times_out_ends_the_search():
     def measure(step, config, timeout):
-        return Trial(step, config, "timeout", reason="no answer within 120 s")
+        return Trial(step, config, TrialOutcome.TIMEOUT, reason="no answer within 120 s")
 
     result = search(TrialConfig(batch_size=64, jit_compile=False), measure, budget_seconds=10, mixed_policies=())
     assert len(result.trials) == 1 and result.best.outcome == "timeout"
@@ -214,8 +214,8 @@ def test_later_trials_get_the_budget_left_and_none_starts_that_cannot_finish():
 def test_a_trial_cut_by_the_budget_says_so():
     def measure(step, config, timeout):
         if step == "start":
-            return Trial(step, config, "ok", 100.0, 0.5, data="arrays")
-        return Trial(step, config, "timeout", reason=f"no answer within {timeout:.0f} s")
+            return Trial(step, config, TrialOutcome.OK, 100.0, 0.5, data="arrays")
+        return Trial(step, config, TrialOutcome.TIMEOUT, reason=f"no answer within {timeout:.0f} s")
 
     result = search(TrialConfig(batch_size=64, jit_compile=False), measure, budget_seconds=50, mixed_policies=())
     assert result.trials[1].reason.startswith("the time budget ran out during the trial (no answer within")
@@ -239,7 +239,10 @@ def recorded(name: str):
     from tfgpu.model.tune import TuneResult
 
     doc = json.loads((Path(__file__).parents[3] / "docs" / "examples" / name).read_text())
-    trials = tuple(Trial(**{**t, "config": TrialConfig(**t["config"])}) for t in doc["trials"])
+    trials = tuple(
+        Trial(**{**t, "config": TrialConfig(**t["config"]), "outcome": TrialOutcome(t["outcome"])})
+        for t in doc["trials"]
+    )
     best = next(t for t in trials if t.config == TrialConfig(**doc["winner"]) and t.outcome == "ok")
     return TuneResult(trials, trials[0], best, doc["seconds"])
 
@@ -276,7 +279,7 @@ def test_the_allocator_trial_is_not_started_when_a_new_process_could_not_recompi
 def test_fused_batch_normalization_is_tried_for_models_that_have_it_and_kept_when_faster():
     def measure(step, config, timeout):
         rate = 1000.0 * (1.9 if config.batchnorm == "fused" else 1.0)
-        return Trial(step, config, "ok", rate, 0.5, batchnorm_layers=layers)
+        return Trial(step, config, TrialOutcome.OK, rate, 0.5, batchnorm_layers=layers)
 
     layers = 53  # ResNet-50
     result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
@@ -315,7 +318,7 @@ def test_the_winner_is_measured_again_in_a_fresh_process_when_the_caller_can_sta
 
 def test_no_confirmation_when_nothing_won_or_the_budget_is_short():
     def flat(step, config, timeout):  # nothing beats the start
-        return Trial(step, config, "ok", 1000.0, 0.5, data="arrays")
+        return Trial(step, config, TrialOutcome.OK, 1000.0, 0.5, data="arrays")
 
     same = search(TrialConfig(batch_size=64), flat, budget_seconds=1e9, mixed_policies=(), new_process=lambda: None)
     assert same.confirmation is None
@@ -343,8 +346,8 @@ def test_no_confirmation_when_nothing_won_or_the_budget_is_short():
 
 def test_a_gain_within_the_noise_is_no_winner_and_changes_nothing():
     # issue 23: a 1.05x "winner" while the same start measured 1,370-2,477 samples/s across runs
-    start = Trial("baseline", TrialConfig(64), "ok", 1000.0, spread=0.30)
-    best = Trial("input", TrialConfig(64, input="tf.data"), "ok", 1050.0, spread=0.10)
+    start = Trial("baseline", TrialConfig(64), TrialOutcome.OK, 1000.0, spread=0.30)
+    best = Trial("input", TrialConfig(64, input="tf.data"), TrialOutcome.OK, 1050.0, spread=0.10)
     within = TuneResult((start, best), start, best, 60.0)
     assert within.noise == 0.15 and not within.beats_noise
     assert winner_line(within).startswith("No change measured beyond the noise: the fastest, ")
@@ -357,7 +360,7 @@ def test_a_gain_within_the_noise_is_no_winner_and_changes_nothing():
 
 
 def test_a_single_trial_declares_no_winner():
-    start = Trial("baseline", TrialConfig(64), "ok", 1000.0)
+    start = Trial("baseline", TrialConfig(64), TrialOutcome.OK, 1000.0)
     assert winner_line(TuneResult((start,), start, start, 30.0)).startswith(
         "Only the starting configuration was measured"
     )

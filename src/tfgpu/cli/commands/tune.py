@@ -9,7 +9,7 @@ from tfgpu.cli.argtypes import positive_seconds, python_interpreter, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
-from tfgpu.model.tune import Trial
+from tfgpu.model.tune import Trial, TrialOutcome
 from tfgpu.report.sanitize import printable
 from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import script_baseline, search_script
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     if args.json:
         env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, process_count, bn_note))
     else:
-        if result.best.outcome != "ok":
+        if result.best.outcome is not TrialOutcome.OK:
             console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
             return ExitStatus.ERROR
         console.print(f"\n{winner_line(result)}, in {processes}", markup=False)
@@ -135,4 +135,4 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         for note in (bn_note, caveat, xla_note, kernels_note):
             if note:
                 console.print("\n" + note, markup=False)
-    return ExitStatus.SUCCESS if result.best.outcome == "ok" else ExitStatus.ERROR
+    return ExitStatus.SUCCESS if result.best.outcome is TrialOutcome.OK else ExitStatus.ERROR
