@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfgpu.probe.runner import ProbeRun
+from tfgpu.probe.runner import ProbeRun, RunStatus
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "probe"
 
@@ -32,10 +32,17 @@ class FakeProbe:
         self.calls.append((task, dict(env or {})))
         if self.status != "ok" or self.recording is None:
             return ProbeRun(
-                self.status, self.python, timeout_seconds, timeout_seconds, None, "", None, problem="simulated"
+                RunStatus(self.status),
+                self.python,
+                timeout_seconds,
+                timeout_seconds,
+                None,
+                "",
+                None,
+                problem="simulated",
             )
         envelope = json.loads((FIXTURES / f"{self.recording}.json").read_text())
         stderr = (FIXTURES / f"{self.recording}.stderr").read_text()
         if task == "interpreter":
             envelope = {**envelope, "task": "interpreter", "data": {"interpreter": envelope["data"]["interpreter"]}}
-        return ProbeRun("ok", self.python, 9.5, timeout_seconds, envelope, stderr, 0)
+        return ProbeRun(RunStatus.OK, self.python, 9.5, timeout_seconds, envelope, stderr, 0)

@@ -16,7 +16,7 @@ from tfgpu.model.unavailable import Unavailable
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.probe.collect import run_interpreter_probe, shape
 from tfgpu.probe.jobs import job_result
-from tfgpu.probe.runner import ProbeRun
+from tfgpu.probe.runner import ProbeRun, RunStatus
 from tfgpu.system.nvidia_smi import QUERY_FIELDS, parse_query
 from tfgpu.system.runner import SubprocessRunner
 from tfgpu.tuning.run import _utilization
@@ -65,7 +65,7 @@ def test_the_doctor_with_such_an_nvidia_smi_on_path_reports_no_collector_crash(t
 
 
 def _answer(envelope):
-    return ProbeRun("ok", "/usr/bin/python3", 1.0, 60.0, envelope, "", 0)
+    return ProbeRun(RunStatus.OK, "/usr/bin/python3", 1.0, 60.0, envelope, "", 0)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,18 @@ class TrainingCheck:
     """XLA was still compiling when the probe's XLA budget ran out (not a failure)."""
 
 
+class ProbeOutcome(str, Enum):
+    """How starting TensorFlow in the doctor's child ended."""
+
+    OK = "ok"
+    IMPORT_FAILED = "import_failed"
+    TENSORFLOW_MISSING = "tensorflow_missing"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+    CRASHED = "crashed"
+    PROTOCOL_ERROR = "protocol_error"
+
+
 @dataclass(frozen=True)
 class ProbeFacts:
     """The outcome of starting TensorFlow in a child process.
@@ -75,7 +88,7 @@ class ProbeFacts:
     ``died`` (the child ended while training: its earlier results were kept).
     """
 
-    outcome: str
+    outcome: ProbeOutcome
     python: str
     seconds: float
     timeout_seconds: float

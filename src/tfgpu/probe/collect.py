@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
 from tfgpu.model.untrusted import finite_number, text
-from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS, ProbeRun, ProbeRunner
+from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS, ProbeRun, ProbeRunner, RunStatus
 from tfgpu.probe.tf_logs import parse_log
 
 TAIL_LINES = 40
@@ -24,7 +24,7 @@ def probe_environment(environ: Mapping[str, str], overrides: Mapping[str, str] |
 def run_interpreter_probe(runner: ProbeRunner, environ: Mapping[str, str]) -> dict[str, Any] | None:
     """Version, prefix and sys.path of the interpreter the runner probes; None when it cannot run."""
     run = runner.run("interpreter", timeout_seconds=30, env=dict(environ))
-    if run.status != "ok" or run.envelope is None:
+    if run.status is not RunStatus.OK or run.envelope is None:
         return None
     data = run.envelope.get("data")
     answer = data.get("interpreter") if isinstance(data, dict) else None
@@ -66,13 +66,13 @@ def shape(run: ProbeRun) -> ProbeFacts:
         "log_events": events,
         "stderr_tail": _tail(run.stderr),
     }
-    if run.status != "ok" or run.envelope is None:
-        return ProbeFacts(outcome=run.status, error_message=run.problem, **base)
+    if run.status is not RunStatus.OK or run.envelope is None:
+        return ProbeFacts(outcome=ProbeOutcome(run.status.value), error_message=run.problem, **base)
     try:
         return _shape_answer(run.envelope, base)
     except (AttributeError, TypeError, ValueError, KeyError) as exc:  # the child's answer is data, not trusted
         return ProbeFacts(
-            outcome="failed",
+            outcome=ProbeOutcome.FAILED,
             error_type="UnexpectedAnswer",
             error_message=f"the probe child answered in a shape tfgpu does not know ({type(exc).__name__}: {exc})",
             **base,
@@ -85,14 +85,18 @@ def _shape_answer(env: dict[str, Any], base: dict[str, Any]) -> ProbeFacts:
     error = env.get("error") or {}
     if not env.get("ok"):
         missing = error.get("type") in ("ModuleNotFoundError",) and "tensorflow" in str(error.get("message", ""))
-        outcome = "tensorflow_missing" if missing else ("import_failed" if "import_seconds" not in data else "failed")
+        outcome = (
+            ProbeOutcome.TENSORFLOW_MISSING
+            if missing
+            else (ProbeOutcome.IMPORT_FAILED if "import_seconds" not in data else ProbeOutcome.FAILED)
+        )
         return ProbeFacts(
             outcome=outcome, error_type=text(error.get("type")), error_message=text(error.get("message")), **base
         )
     build = data.get("build") or {}
     training = data.get("training")
     return ProbeFacts(
-        outcome="ok",
+        outcome=ProbeOutcome.OK,
         tf_version=text(build.get("version")),
         import_seconds=finite_number(data.get("import_seconds")),
         gpus=tuple(_gpu(g, p) for g, p in zip(data.get("gpus", []), data.get("per_gpu", []), strict=False)),

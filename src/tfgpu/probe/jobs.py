@@ -16,14 +16,25 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 from tfgpu.model.untrusted import text
-from tfgpu.probe.runner import ProbeRun, ProbeRunner, ServingRunner, WorkerSession
+from tfgpu.probe.runner import ProbeRun, ProbeRunner, RunStatus, ServingRunner, WorkerSession
 from tfgpu.probe.tf_logs import summarize_error
 
-JobStatus = Literal["ok", "failed", "timed_out", "crashed", "protocol_error"]
+
+class JobStatus(str, Enum):
+    """How a job ended: the child's RunStatus, or ``failed`` when it answered with an error."""
+
+    OK = "ok"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+    CRASHED = "crashed"
+    PROTOCOL_ERROR = "protocol_error"
+
+
 MAX_REASON_CHARS = 300
 FUSED_BATCHNORM_ENV = "TFGPU_FUSED_BATCHNORM"
 """Names tfgpu's fused-BatchNormalization patch (configure/batchnorm.py) for a worker child, which
@@ -47,7 +58,7 @@ class JobResult:
     @property
     def ok(self) -> bool:
         """The child answered and the task succeeded."""
-        return self.status == "ok"
+        return self.status is JobStatus.OK
 
 
 def job_environment(environ: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -59,21 +70,23 @@ def job_environment(environ: Mapping[str, str], extra: Mapping[str, str] | None 
 
 def job_result(run: ProbeRun) -> JobResult:
     """The typed result of one child run, with the reason written the same way for every job."""
-    if run.status == "timed_out":
-        return JobResult("timed_out", failure_reason=run.problem or f"no answer within {run.timeout_seconds:.0f} s")
-    if run.status != "ok" or run.envelope is None:
+    if run.status is RunStatus.TIMED_OUT:
+        return JobResult(
+            JobStatus.TIMED_OUT, failure_reason=run.problem or f"no answer within {run.timeout_seconds:.0f} s"
+        )
+    if run.status is not RunStatus.OK or run.envelope is None:
         how = f" (signal {run.signal})" if run.signal else ""
-        status: JobStatus = "crashed" if run.status == "crashed" else "protocol_error"
-        return JobResult(status, failure_reason=f"{run.problem or run.status}{how}")
+        status = JobStatus.CRASHED if run.status is RunStatus.CRASHED else JobStatus.PROTOCOL_ERROR
+        return JobResult(status, failure_reason=f"{run.problem or run.status.value}{how}")
     if not run.envelope.get("ok"):
         error = run.envelope.get("error")
         error = error if isinstance(error, dict) else {"message": str(error or "")}
         message = summarize_error(str(error.get("message", "")))[:MAX_REASON_CHARS]
-        return JobResult("failed", failure_reason=f"{text(error.get('type')) or 'error'}: {message}")
+        return JobResult(JobStatus.FAILED, failure_reason=f"{text(error.get('type')) or 'error'}: {message}")
     data = run.envelope.get("data") or {}
     if not isinstance(data, dict):  # the child's answer is data, not trusted: a list here was an internal error
-        return JobResult("protocol_error", failure_reason="the child answered in a shape tfgpu does not know")
-    return JobResult("ok", data=dict(data))
+        return JobResult(JobStatus.PROTOCOL_ERROR, failure_reason="the child answered in a shape tfgpu does not know")
+    return JobResult(JobStatus.OK, data=dict(data))
 
 
 def run_job(
@@ -130,7 +143,7 @@ class WarmJob:
             try:
                 self._session = self.runner.serve(self.task, env=self.env, args=self.args)
             except OSError as exc:
-                return JobResult("crashed", failure_reason=f"cannot start the worker: {exc}")
+                return JobResult(JobStatus.CRASHED, failure_reason=f"cannot start the worker: {exc}")
             self.starts += 1
         return job_result(self._session.request(spec, timeout_seconds))
 

@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from importlib import resources
 from typing import Any, Literal, Protocol
 
@@ -32,14 +33,29 @@ STDERR_TAIL_BYTES = 256 * 1024
 DEFAULT_TIMEOUT_SECONDS = 180.0
 
 
+class RunStatus(str, Enum):
+    """How one request to a worker child ended: an answer was read, or why not."""
+
+    OK = "ok"
+    TIMED_OUT = "timed_out"
+    CRASHED = "crashed"
+    PROTOCOL_ERROR = "protocol_error"
+
+
+def failed_status(returncode: int | None) -> RunStatus:
+    """The one crash rule for both ways of running a worker.
+
+    A child that a signal ended, or that exited non-zero, crashed; one that exited 0 without a
+    readable answer broke the protocol.
+    """
+    return RunStatus.CRASHED if returncode not in (0, None) else RunStatus.PROTOCOL_ERROR
+
+
 @dataclass(frozen=True)
 class ProbeRun:
-    """What one child run gave back.
+    """What one child run gave back: ``status`` says whether an envelope was read."""
 
-    ``status``: ``ok`` (an envelope was read), ``timed_out``, ``crashed`` or ``protocol_error``.
-    """
-
-    status: str
+    status: RunStatus
     python: str
     seconds: float
     timeout_seconds: float
@@ -99,7 +115,9 @@ class WorkerSession:
         except OSError as exc:  # the user's code removed tfgpu's working directory
             _kill(self._proc)
             self._proc.wait()
-            return self._ended("protocol_error", start, timeout_seconds, f"the child's working files are gone ({exc})")
+            return self._ended(
+                RunStatus.PROTOCOL_ERROR, start, timeout_seconds, f"the child's working files are gone ({exc})"
+            )
         try:
             assert self._proc.stdin is not None
             self._proc.stdin.write((json.dumps({"spec": spec_path, "output": output}) + "\n").encode())
@@ -110,7 +128,9 @@ class WorkerSession:
             while not os.path.exists(output) and self._proc.poll() is None:
                 if time.monotonic() - start > timeout_seconds:
                     _kill(self._proc)
-                    return self._ended("timed_out", start, timeout_seconds, f"no answer within {timeout_seconds:.0f} s")
+                    return self._ended(
+                        RunStatus.TIMED_OUT, start, timeout_seconds, f"no answer within {timeout_seconds:.0f} s"
+                    )
                 time.sleep(poll_seconds)
         except KeyboardInterrupt:
             self.close()
@@ -118,12 +138,14 @@ class WorkerSession:
         envelope, problem = _read_envelope(output, self.task)
         if envelope is not None:
             rc = self._proc.returncode
-            return ProbeRun("ok", self.python, time.monotonic() - start, timeout_seconds, envelope, "", rc)
+            return ProbeRun(RunStatus.OK, self.python, time.monotonic() - start, timeout_seconds, envelope, "", rc)
         self._proc.wait()
-        status = "crashed" if self._proc.returncode != 0 else "protocol_error"
-        return self._ended(status, start, timeout_seconds, "the worker died" if status == "crashed" else problem)
+        status = failed_status(self._proc.returncode)
+        return self._ended(
+            status, start, timeout_seconds, "the worker died" if status is RunStatus.CRASHED else problem
+        )
 
-    def _ended(self, status: str, start: float, timeout: float, problem: str) -> ProbeRun:
+    def _ended(self, status: RunStatus, start: float, timeout: float, problem: str) -> ProbeRun:
         """The failed request's run, with the child's stderr tail; the child is gone, and so are its files."""
         rc = self._proc.returncode
         sig = -rc if rc is not None and rc < 0 else None
@@ -214,7 +236,7 @@ class SubprocessProbeRunner:
                     proc = start_in_session(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
                 except OSError as exc:
                     return ProbeRun(
-                        "crashed",
+                        RunStatus.CRASHED,
                         self.python,
                         0.0,
                         timeout_seconds,
@@ -239,7 +261,7 @@ class SubprocessProbeRunner:
             sig = -rc if rc is not None and rc < 0 else None
             if timed_out:
                 return ProbeRun(
-                    "timed_out",
+                    RunStatus.TIMED_OUT,
                     self.python,
                     seconds,
                     timeout_seconds,
@@ -250,11 +272,8 @@ class SubprocessProbeRunner:
                 )
             envelope, problem = _read_envelope(output, task)
             if envelope is not None:
-                return ProbeRun("ok", self.python, seconds, timeout_seconds, envelope, stderr, rc, sig)
-            status = (
-                "crashed" if sig is not None or (rc not in (0, None) and problem == "no output") else "protocol_error"
-            )
-            return ProbeRun(status, self.python, seconds, timeout_seconds, None, stderr, rc, sig, problem)
+                return ProbeRun(RunStatus.OK, self.python, seconds, timeout_seconds, envelope, stderr, rc, sig)
+            return ProbeRun(failed_status(rc), self.python, seconds, timeout_seconds, None, stderr, rc, sig, problem)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

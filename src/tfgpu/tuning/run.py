@@ -19,7 +19,7 @@ from tfgpu.model.untrusted import finite_number, text
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.probe.jobs import WarmJob, fused_batchnorm_env
+from tfgpu.probe.jobs import JobStatus, WarmJob, fused_batchnorm_env
 from tfgpu.probe.runner import ServingRunner
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter
@@ -82,7 +82,7 @@ class TrialRunner:
             if sampler:
                 sampler.stop()
         self.processes += job.starts - starts
-        if result.status == "timed_out":
+        if result.status is JobStatus.TIMED_OUT:
             return Trial(step, config, TrialOutcome.TIMEOUT, reason=result.failure_reason)
         if not result.ok:
             return Trial(step, config, TrialOutcome.ERROR, reason=result.failure_reason)

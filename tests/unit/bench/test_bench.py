@@ -13,7 +13,7 @@ from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.knowledge.measured import peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
 from tfgpu.probe.jobs import fused_batchnorm_env
-from tfgpu.probe.runner import ProbeRun
+from tfgpu.probe.runner import ProbeRun, RunStatus
 from tfgpu.report.bench import bench_table
 
 RECORDED = Path(__file__).parents[2] / "fixtures" / "bench" / "cpu-tensorflow-cpu-2.21.json"
@@ -25,7 +25,7 @@ class RecordedBench:
 
     def run(self, task, *, timeout_seconds=0, env=None, args=()):
         return ProbeRun(
-            self.status,
+            RunStatus(self.status),
             "python3",
             1.0,
             timeout_seconds,
@@ -93,7 +93,9 @@ class SpecEchoRunner:
             }
             for s in specs
         ]
-        return ProbeRun("ok", "python3", 1.0, timeout_seconds, {"ok": True, "data": {"results": results}}, "", 0)
+        return ProbeRun(
+            RunStatus.OK, "python3", 1.0, timeout_seconds, {"ok": True, "data": {"results": results}}, "", 0
+        )
 
 
 def test_specs_needing_other_settings_get_their_own_child_and_keep_their_order():

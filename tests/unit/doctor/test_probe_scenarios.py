@@ -107,7 +107,7 @@ def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(
 def test_issue_19_missing_tensorflow_is_said_once_and_a_pep668_python_gets_a_venv(tmp_path):
     from tests.fakes.machines import gpu_machine as machine
 
-    from tfgpu.model.probe import ProbeFacts
+    from tfgpu.model.probe import ProbeFacts, ProbeOutcome
 
     m = machine(tmp_path, tf=None)
     facts = collect_facts(m.sources())
@@ -124,11 +124,11 @@ def test_issue_19_missing_tensorflow_is_said_once_and_a_pep668_python_gets_a_ven
 
 
 def test_issue_19_a_probe_timeout_without_a_gpu_does_not_blame_ptx_jit(tmp_path):
-    from tfgpu.model.probe import ProbeFacts
+    from tfgpu.model.probe import ProbeFacts, ProbeOutcome
 
     m = gpu_machine(tmp_path)
     m.nvml = FakeNvml.no_driver()
     facts = collect_facts(m.sources())
-    slow = ProbeFacts("timed_out", "python3", 180.0, 180.0)
+    slow = ProbeFacts(ProbeOutcome.TIMED_OUT, "python3", 180.0, 180.0)
     (finding,) = [f for f in diagnose(replace(facts, probe=slow)).findings if f.id == "probe-timed-out"]
     assert "PTX" not in finding.detail and "--probe-timeout 360" in finding.hint

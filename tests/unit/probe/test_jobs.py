@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfgpu.probe.jobs import job_environment, job_result, run_job
-from tfgpu.probe.runner import ProbeRun
+from tfgpu.probe.runner import ProbeRun, RunStatus
 
 
 @dataclass
@@ -36,7 +36,7 @@ class RecordingRunner:
 def probe_run(
     status: str, envelope: dict | None = None, problem: str | None = None, signal: int | None = None
 ) -> ProbeRun:
-    return ProbeRun(status, "python3", 1.0, 30.0, envelope, "", None, signal, problem)
+    return ProbeRun(RunStatus(status), "python3", 1.0, 30.0, envelope, "", None, signal, problem)
 
 
 def test_every_outcome_has_one_typed_status_and_reason():

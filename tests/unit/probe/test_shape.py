@@ -3,6 +3,7 @@
 from tests.fakes.probe import FakeProbe
 
 from tfgpu.probe.collect import probe_environment, run_tensorflow_probe
+from tfgpu.probe.runner import RunStatus
 
 
 def test_h200_fixed_run_has_one_gpu_with_correct_results():
@@ -53,6 +54,6 @@ def test_a_checkpoint_without_training_results_means_the_child_died_while_traini
 
     envelope = json.loads((FIXTURES / "h200-training-fixed.json").read_text())
     envelope["data"]["training"] = "started"  # what the worker writes before it trains
-    facts = shape(ProbeRun("ok", "python3", 30.0, 180.0, envelope, "F check failed", -6, 6))
+    facts = shape(ProbeRun(RunStatus.OK, "python3", 30.0, 180.0, envelope, "F check failed", -6, 6))
     assert facts.training_state == "died" and facts.training == () and facts.signal == 6
     assert run_tensorflow_probe(FakeProbe("h200-fixed"), {}).training_state == "not_run"  # an older worker

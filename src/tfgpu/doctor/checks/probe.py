@@ -9,7 +9,7 @@ from __future__ import annotations
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, TrainingCheck
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.probe.tf_logs import failed_dependencies, failed_libraries
 
@@ -35,9 +35,9 @@ def check_probe(facts: Facts) -> list[Finding]:
     probe = facts.probe
     if probe is None:
         return []
-    if probe.outcome == "tensorflow_missing" and facts.tensorflow is None:
+    if probe.outcome is ProbeOutcome.TENSORFLOW_MISSING and facts.tensorflow is None:
         return []  # the static check already says TensorFlow is not installed, with the same fix
-    if probe.outcome != "ok":
+    if probe.outcome is not ProbeOutcome.OK:
         return [_failed(facts, probe)]
     out: list[Finding] = []
     nvml_count = 0 if isinstance(facts.gpus, Unavailable) else len(facts.gpus)
@@ -197,7 +197,7 @@ def _timing(check: TrainingCheck) -> str:
 def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
     tail = probe.stderr_tail.strip().splitlines()[-5:]
     tail_text = " | ".join(tail)
-    if probe.outcome == "timed_out":
+    if probe.outcome is ProbeOutcome.TIMED_OUT:
         no_gpu = isinstance(facts.gpus, Unavailable) or not facts.gpus
         if no_gpu:  # no GPU, so no PTX to compile: the import itself was slow (a cold disk, a busy CPU)
             why = "There is no GPU here, so this is TensorFlow's import itself: a cold disk, a network file system or a busy CPU."
@@ -213,7 +213,7 @@ def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
             detail=f"The child was killed. {why} Last log lines: {tail_text}",
             hint=hint,
         )
-    if probe.outcome == "crashed":
+    if probe.outcome is ProbeOutcome.CRASHED:
         how = f"signal {probe.signal}" if probe.signal else f"exit status {probe.returncode}"
         return Finding(
             "probe-crashed",
@@ -223,7 +223,7 @@ def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
             detail=f"{probe.error_message or ''} Last log lines: {tail_text}".strip(),
             hint="Run `python -c 'import tensorflow as tf; print(tf.config.list_physical_devices())'` and `tfgpu explain` its log.",
         )
-    if probe.outcome == "tensorflow_missing":
+    if probe.outcome is ProbeOutcome.TENSORFLOW_MISSING:
         return Finding(
             "tensorflow-import-failed",
             Severity.ERROR,
@@ -232,7 +232,7 @@ def _failed(facts: Facts, probe: ProbeFacts) -> Finding:
             detail=probe.error_message or "",
             hint=install_tf_with_cuda(facts),
         )
-    if probe.outcome in ("import_failed", "failed"):
+    if probe.outcome in (ProbeOutcome.IMPORT_FAILED, ProbeOutcome.FAILED):
         return Finding(
             "tensorflow-import-failed",
             Severity.ERROR,

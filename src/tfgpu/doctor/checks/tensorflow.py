@@ -14,6 +14,7 @@ from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_f
 from tfgpu.knowledge.fixes import TF_INSTALL_DOCS, install_tf_for_cpu, install_tf_with_cuda, pip, target_tf_version
 from tfgpu.model.facts import Facts, HostFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
+from tfgpu.model.probe import ProbeOutcome
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.packages import TF_DISTRIBUTIONS
 
@@ -361,7 +362,7 @@ def _trains_on_gpu_with_keras3(facts: Facts, tf: TensorFlowFacts) -> bool:
     if facts.env("KERAS_BACKEND") not in (None, "", "tensorflow"):
         return False
     hidden = facts.env("CUDA_VISIBLE_DEVICES") in ("", "-1")
-    return not (hidden or (facts.probe is not None and facts.probe.outcome == "ok" and not facts.probe.gpus))
+    return not (hidden or (facts.probe is not None and facts.probe.outcome is ProbeOutcome.OK and not facts.probe.gpus))
 
 
 def _keras_batchnorm(facts: Facts, tf: TensorFlowFacts) -> list[Finding]:
