@@ -107,7 +107,7 @@ def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(
 def test_issue_19_missing_tensorflow_is_said_once_and_a_pep668_python_gets_a_venv(tmp_path):
     from tests.fakes.machines import gpu_machine as machine
 
-    from tfgpu.model.probe import ProbeFacts, ProbeOutcome
+    from tfgpu.model.probe import ProbeFacts
 
     m = machine(tmp_path, tf=None)
     facts = collect_facts(m.sources())
