@@ -358,8 +358,8 @@ def run_command(
     status = next((c for c in codes if c != 0), 0)
     signal_number = -status if status < 0 else None
     exit_status = status if status >= 0 else 128 - status
-    # Judge the training steps the process measured; without them, from the first GPU activity on
-    # (importing TF and loading data are not training).
+    # Judge the training steps the process measured; without them, from when XLA's first program was
+    # written, else from the first GPU activity on (importing TF and compiling are not training).
     window = phases.training_window if phases else None
     compiled_at = None if window else _first_program_at(observation, start, seconds)
     kept = sampler.samples() if sampler else []
