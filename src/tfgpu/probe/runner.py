@@ -47,6 +47,10 @@ def failed_status(returncode: int | None) -> RunStatus:
 
     A child that a signal ended, or that exited non-zero, crashed; one that exited 0 without a
     readable answer broke the protocol.
+
+    Examples:
+        >>> [failed_status(rc).value for rc in (-11, 1, 0)]
+        ['crashed', 'crashed', 'protocol_error']
     """
     return RunStatus.CRASHED if returncode not in (0, None) else RunStatus.PROTOCOL_ERROR
 
