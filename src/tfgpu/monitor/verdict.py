@@ -150,13 +150,16 @@ def _first_program_cost(run: RunFacts) -> tuple[Verdict, bool] | None:
     if run.phases is not None or ready is None or ready < FIRST_STEP_SECONDS:
         return None
     after = run.wall_seconds or 0.0
-    cause, advice = _compile_cause(run, "step")
+    _, advice = _compile_cause(run, "step")
+    compiled = run.xla_cache.compiled if run.xla_cache else 0
+    programs = f"{compiled} program{'s' if compiled != 1 else ''}" if compiled else "its programs"
     verdict = Verdict(
         "first-program-compile",
         Severity.INFO,
         f"XLA's first compiled program was ready {ready:.0f} s after the start",
-        f"Before it: start-up, model building and {cause}. No Keras fit() was seen, so how those "
-        f"{ready:.0f} s split is not known{_tracing_part(run)}; the GPU is judged over the {after:.1f} s after it.",
+        f"Start-up, model building, tracing and XLA's compilation of {programs} came before it. No Keras fit() "
+        f"was seen, so how those {ready:.0f} s split is not known{_tracing_part(run)}; the GPU is judged over "
+        f"the {after:.1f} s after it.",
         advice,
     )
     return verdict, ready > after
