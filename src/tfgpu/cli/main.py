@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("tfgpu.cli.commands.tune", "find the fastest way to train a script's model on this GPU"),
     "env": ("tfgpu.cli.commands.env", 'print the export lines that make TF find its libraries: eval "$(tfgpu env)"'),
     "cache": ("tfgpu.cli.commands.cache", "show or clear the XLA cache that lets a second run skip compilation"),
+    "snapshot": (
+        "tfgpu.cli.commands.snapshot",
+        "one reading of every GPU, judged, for a Slurm prolog or a Kubernetes probe",
+    ),
 }
 
 
@@ -44,6 +48,7 @@ EXIT_STATUSES: dict[str, str] = {
     "tune": "0 tuned, 1 tool failure, 2 usage",
     "env": "0 (the lines, or nothing to change), 1 tool failure",
     "cache": "0 listed (or cleared), 2 usage (a bad TFGPU_XLA_CACHE or TFGPU_XLA_CACHE_LIMIT)",
+    "snapshot": "0 every GPU healthy, 7 one degraded (slowed), 8 one failed or NVML unreadable, 6 no NVIDIA GPU, 2 usage",
 }
 
 

@@ -1,0 +1,86 @@
+"""``tfgpu snapshot``'s three outputs: the versioned JSON document, CSV rows, and Prometheus text.
+
+The Prometheus text uses DCGM exporter's metric names and join labels (``gpu``, ``UUID``,
+``Hostname``, ``modelName``) for the device figures, so a dashboard can join tfgpu's series with
+DCGM's, and adds ``tfgpu_gpu_health`` (0 healthy, 1 degraded, 2 failed). It is written by
+prometheus_client (the ``metrics`` extra), the library Prometheus's own parser comes from.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from tfgpu.model.codec import encode
+from tfgpu.model.snapshot import Snapshot
+from tfgpu.report.envelope import command_document, render_document
+
+SNAPSHOT_SCHEMA_VERSION = 1
+CSV_COLUMNS = (
+    "hostname",
+    "gpu",
+    "uuid",
+    "name",
+    "health",
+    "reasons",
+    "utilization_percent",
+    "memory_used_mib",
+    "memory_total_mib",
+    "temperature_celsius",
+    "power_draw_watts",
+    "sm_clock_mhz",
+)
+_DCGM = (  # (DCGM exporter's name, help, the sample's field, scale)
+    ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", "utilization_percent", 1.0),
+    ("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", "memory_used_bytes", 1 / 2**20),
+    ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", "temperature_celsius", 1.0),
+    ("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", "power_draw_watts", 1.0),
+    ("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", "sm_clock_mhz", 1.0),
+    ("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", "memory_clock_mhz", 1.0),
+)
+
+
+def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
+    """The JSON contract of ``tfgpu snapshot --format json``."""
+    return command_document("snapshot", encode(snapshot), SNAPSHOT_SCHEMA_VERSION)
+
+
+def render_snapshot_json(snapshot: Snapshot) -> str:
+    """The document as text, one object."""
+    return render_document(snapshot_document(snapshot))
+
+
+def render_snapshot_csv(snapshot: Snapshot) -> str:
+    """A header and one row per GPU (none when NVML could not be read: the exit status says it)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for gpu in snapshot.gpus:
+        s = gpu.sample
+        mib = [None if v is None else round(v / 2**20) for v in (s.memory_used_bytes, s.memory_total_bytes)]
+        who = [snapshot.hostname, gpu.index, gpu.uuid, gpu.name, gpu.health.value, "; ".join(gpu.reasons)]
+        writer.writerow([*who, s.utilization_percent, *mib, s.temperature_celsius, s.power_draw_watts, s.sm_clock_mhz])
+    return out.getvalue()
+
+
+def render_snapshot_prometheus(snapshot: Snapshot) -> str:
+    """The text exposition format, from a registry of its own (nothing global is touched)."""
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+    registry = CollectorRegistry()
+    labels = ("gpu", "UUID", "Hostname", "modelName")
+    health = Gauge("tfgpu_gpu_health", "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.", labels, registry=registry)
+    node = Gauge(
+        "tfgpu_node_health", "The worst GPU's health (2 when NVML cannot be read).", ["Hostname"], registry=registry
+    )
+    node.labels(snapshot.hostname).set(snapshot.health.rank)
+    gauges = [(Gauge(name, text, labels, registry=registry), field, scale) for name, text, field, scale in _DCGM]
+    for gpu in snapshot.gpus:
+        key = (str(gpu.index), gpu.uuid, snapshot.hostname, gpu.name)
+        health.labels(*key).set(gpu.health.rank)
+        for gauge, field, scale in gauges:
+            value = getattr(gpu.sample, field)
+            if value is not None:
+                gauge.labels(*key).set(value * scale)
+    return generate_latest(registry).decode("utf-8")
