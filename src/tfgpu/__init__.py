@@ -13,7 +13,7 @@ from tfgpu.model.errors import DiagnosticError, TfgpuError
 
 if TYPE_CHECKING:
     from tfgpu.configure.apply import Setup
-    from tfgpu.model.tune import TuneResult
+    from tfgpu.model.tune import TuneReport
 
 
 def setup(
@@ -81,13 +81,14 @@ def tune(
     budget_seconds: float = 600.0,
     compile_kwargs: dict[str, Any] | None = None,
     batch_size: int = 64,
-) -> TuneResult:
+) -> TuneReport:
     """Find the fastest configuration to train ``build_model()`` on ``data``.
 
     ``data`` is (x, y) arrays or an unbatched ``tf.data.Dataset`` of (features, label);
     ``compile_kwargs`` must be literals (``optimizer="adam"``). Each trial runs in a fresh TensorFlow process, so ``build_model`` must be importable (defined
-    in a module, not in ``__main__`` or a notebook cell). Returns the trials, the baseline
-    (``batch_size``, NumPy input, float32) and the winner; see ``tfgpu tune --help`` for the search.
+    in a module, not in ``__main__`` or a notebook cell). Returns what ``tfgpu tune`` prints: the
+    trials, the baseline (``batch_size``, NumPy input, float32) and the winner in ``.result``, the
+    ``.code_change`` to make and the ``.notes``; see ``tfgpu tune --help`` for the search.
 
     Raises:
         DiagnosticError: ``build_model`` cannot be imported by the trial processes, or

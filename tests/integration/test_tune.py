@@ -133,6 +133,7 @@ def test_public_tune_on_arrays_and_on_a_dataset():
 
     import tfgpu
     from tfgpu.model.errors import DiagnosticError
+    from tfgpu.report.tune import tune_conclusion
 
     x, y = tune_tiny.make_dataset()
     literal = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"}
@@ -141,6 +142,10 @@ def test_public_tune_on_arrays_and_on_a_dataset():
     on_dataset = tfgpu.tune(tune_tiny.build_model, ds, budget_seconds=1, compile_kwargs=literal, batch_size=32)
     for result in (on_arrays, on_dataset):
         assert result.baseline.outcome == "ok" and result.baseline.samples_per_second > 0, result.baseline.reason
+        # what `tfgpu tune` prints after the trials, from the same report
+        lines = tune_conclusion(result)
+        assert lines and (result.code_change or "Keep your configuration") in "".join(lines)
+        assert result.processes >= 1
     assert on_dataset.baseline.config.batch_size == 32
     with pytest.raises(DiagnosticError) as info:
         tfgpu.tune(tune_tiny.build_model, (x, y), compile_kwargs={"loss": keras.losses.SparseCategoricalCrossentropy()})

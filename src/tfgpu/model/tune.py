@@ -132,3 +132,41 @@ class TuneResult:
         if self.best.samples_per_second and self.baseline.samples_per_second:
             return self.best.samples_per_second / self.baseline.samples_per_second
         return None
+
+
+@dataclass(frozen=True)
+class TuneReport:
+    """What ``tfgpu tune`` prints and ``tfgpu.tune()`` returns: the search, the change to make and its notes.
+
+    ``code_change`` is empty when nothing beat the noise (keep the configuration); each note is None
+    when it does not apply.
+    """
+
+    result: TuneResult
+    processes: int
+    """TensorFlow processes the search started (one per change of settings, one per restart)."""
+    code_change: str
+    batch_caveat: str | None = None
+    xla_note: str | None = None
+    precision_note: str | None = None
+    batchnorm_note: str | None = None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The notes that apply, in the order they are printed."""
+        return tuple(n for n in (self.batchnorm_note, self.batch_caveat, self.xla_note, self.precision_note) if n)
+
+    @property
+    def baseline(self) -> Trial:
+        """The start as measured."""
+        return self.result.baseline
+
+    @property
+    def best(self) -> Trial:
+        """The fastest trial."""
+        return self.result.best
+
+    @property
+    def trials(self) -> tuple[Trial, ...]:
+        """Every trial, in order."""
+        return self.result.trials

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfgpu.model.codec import encode
-from tfgpu.model.tune import Trial, TrialOutcome, TuneResult
+from tfgpu.model.tune import Trial, TrialOutcome, TuneReport, TuneResult
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 
@@ -93,25 +93,32 @@ def best_so_far_line(best: Trial, start: Trial | None) -> str:
     return f"  best so far: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s{gain}"
 
 
-def render_tune_json(
-    result: TuneResult,
-    code: str,
-    caveat: str | None,
-    xla_note: str | None = None,
-    precision_note: str | None = None,
-    processes: int | None = None,
-    batchnorm_note: str | None = None,
-) -> str:
+def tune_conclusion(report: TuneReport) -> list[str]:
+    """The lines after the trials: the winner, its confirmation, the code change, then the notes."""
+    result = report.result
+    if result.best.outcome is not TrialOutcome.OK:
+        return [f"The starting configuration failed: {printable(result.best.reason)}"]
+    processes = f"{report.processes} TensorFlow process{'es' if report.processes != 1 else ''}"
+    lines = [f"\n{winner_line(result)}, in {processes}"]
+    confirmed = confirmation_line(result)
+    if confirmed:
+        lines.append(confirmed)
+    lines.append("\n" + (report.code_change or "Keep your configuration: nothing tried was faster beyond the noise."))
+    return lines + ["\n" + note for note in report.notes]
+
+
+def render_tune_json(report: TuneReport) -> str:
     """``--json``."""
+    result = report.result
     body = {
         **encode(result),
         "speedup": result.speedup,
-        "tensorflow_processes": processes,
-        "code_change": code,
-        "batch_caveat": caveat,
-        "xla_break_even": xla_note,
-        "precision_note": precision_note,
-        "batchnorm_note": batchnorm_note,
+        "tensorflow_processes": report.processes,
+        "code_change": report.code_change,
+        "batch_caveat": report.batch_caveat,
+        "xla_break_even": report.xla_note,
+        "precision_note": report.precision_note,
+        "batchnorm_note": report.batchnorm_note,
         "process_noise": result.process_noise,
         "noise": result.noise,
         "beats_noise": result.beats_noise,

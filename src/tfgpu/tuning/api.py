@@ -11,12 +11,13 @@ from typing import Any
 
 from tfgpu.knowledge.archs import mixed_policies
 from tfgpu.model.errors import DiagnosticError
-from tfgpu.model.tune import Trial, TrialConfig, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TuneReport, TuneResult
 from tfgpu.nvml.client import NvmlClient, PynvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import ServingRunner, worker_runner
 from tfgpu.system.files import read_regular
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
+from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
@@ -62,8 +63,8 @@ def tune(
     batch_size: int = 64,
     nvml: NvmlClient | None = None,
     environ: Mapping[str, str] | None = None,
-) -> TuneResult:
-    """Search for the fastest configuration of ``build_model`` on ``data``.
+) -> TuneReport:
+    """Search for the fastest configuration of ``build_model`` on ``data``: what ``tfgpu tune`` would print.
 
     ``data`` is ``(x, y)`` NumPy arrays or an unbatched, finite ``tf.data.Dataset`` of
     ``(features, label)``; each trial child gets a copy (``np.savez`` / ``Dataset.save``).
@@ -115,7 +116,7 @@ def tune(
         env = dict(os.environ if environ is None else environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
         client = nvml if nvml is not None else PynvmlClient()
-        result, _ = search_script(
+        return search_script(
             script,
             TrialConfig(batch_size=batch_size),
             runner=worker_runner("tune"),
@@ -124,7 +125,6 @@ def tune(
             command_runner=SubprocessRunner(),
             budget_seconds=budget_seconds,
         )
-        return result
 
 
 def search_script(
@@ -139,8 +139,8 @@ def search_script(
     on_trial: Callable[[Trial], None] | None = None,
     on_best: Callable[[Trial], None] | None = None,
     around_trial: Callable[[str], contextlib.AbstractContextManager[object]] | None = None,
-) -> tuple[TuneResult, int]:
-    """The search over one tune script in warm trial children: the result and how many TF processes it took.
+) -> TuneReport:
+    """The search over one tune script in warm trial children, and what it means for the script.
 
     The one place ``tfgpu tune`` and ``tfgpu.tune()`` build it (``around_trial`` wraps each trial, e.g.
     in the CLI's spinner; ``on_trial`` / ``on_best`` hear each trial and each new best as they come).
@@ -160,7 +160,21 @@ def search_script(
             on_best=on_best,
             new_process=measure.close,
         )
-    return result, measure.processes
+    return tune_report(result, measure.processes)
+
+
+def tune_report(result: TuneResult, processes: int) -> TuneReport:
+    """The change to make and the notes that apply; a gain within the noise changes nothing."""
+    winner = result.best.config if result.beats_noise else result.start_config
+    return TuneReport(
+        result,
+        processes,
+        code_change(result.start_config, winner),
+        batch_caveat(result.start_config, winner),
+        xla_break_even(result),
+        precision_note(result),
+        batchnorm_note(result),
+    )
 
 
 SCRIPT_FUNCTIONS = ("build_model", "make_dataset")

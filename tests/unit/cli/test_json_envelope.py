@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.fakes.cli import run_cli
 
-from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
+from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneReport, TuneResult
 from tfgpu.report.bench import render_bench_json
 from tfgpu.report.burn import render_burn_json
 from tfgpu.report.tune import render_tune_json
@@ -28,7 +28,7 @@ def test_doctor_explain_bench_burn_and_tune_share_the_envelope():
         "explain": run_cli("explain", str(LOG), "--json").json,
         "bench": json.loads(render_bench_json(BenchmarkResult("quick", None, (), None, 1.0))),
         "burn": json.loads(render_burn_json([])),
-        "tune": json.loads(render_tune_json(TuneResult((start,), start, start, 1.0), "", None)),
+        "tune": json.loads(render_tune_json(TuneReport(TuneResult((start,), start, start, 1.0), 1, ""))),
     }
     for command, doc in documents.items():
         assert envelope(doc) == ["schema_version", "tool", "command"], command

@@ -10,8 +10,6 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.tune import Trial, TrialOutcome
-from tfgpu.report.sanitize import printable
-from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
 from tfgpu.tuning.api import script_baseline, search_script
 from tfgpu.tuning.search import BASELINE_MIN_SECONDS
 
@@ -75,14 +73,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     nvml = env.nvml_factory()
     from tfgpu.report.text import make_console
-    from tfgpu.report.tune import (
-        TRIAL_COLUMNS,
-        best_so_far_line,
-        confirmation_line,
-        render_tune_json,
-        trial_row,
-        winner_line,
-    )
+    from tfgpu.report.tune import TRIAL_COLUMNS, best_so_far_line, render_tune_json, trial_row, tune_conclusion
 
     console = make_console(out := env.stderr if args.json else env.stdout, color=env.color, width=env.width(out, 160))
     console.print(" | ".join((*TRIAL_COLUMNS, "budget")), highlight=False, markup=False, style="bold")
@@ -100,7 +91,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         console.print(best_so_far_line(best, first[0]), highlight=False, markup=False, style="green")
         console.file.flush()
 
-    result, process_count = search_script(
+    report = search_script(
         args.script,
         baseline,
         runner=env.worker_factory("tune", args.python),
@@ -112,27 +103,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         on_best=announce,
         around_trial=lambda step: env.progress(f"trial: {step}"),
     )
-    winner = (
-        result.best.config if result.beats_noise else result.start_config
-    )  # a gain within the noise changes nothing
-    code = code_change(result.start_config, winner)
-    caveat = batch_caveat(result.start_config, winner)
-    xla_note, kernels_note, bn_note = xla_break_even(result), precision_note(result), batchnorm_note(result)
-    processes = f"{process_count} TensorFlow process{'es' if process_count != 1 else ''}"
     if args.json:
-        env.stdout.write(render_tune_json(result, code, caveat, xla_note, kernels_note, process_count, bn_note))
+        env.stdout.write(render_tune_json(report))
     else:
-        if result.best.outcome is not TrialOutcome.OK:
-            console.print(f"The starting configuration failed: {printable(result.best.reason)}", markup=False)
-            return ExitStatus.ERROR
-        console.print(f"\n{winner_line(result)}, in {processes}", markup=False)
-        confirmed = confirmation_line(result)
-        if confirmed:
-            console.print(confirmed, markup=False)
-        console.print(
-            "\n" + (code or "Keep your configuration: nothing tried was faster beyond the noise."), markup=False
-        )
-        for note in (bn_note, caveat, xla_note, kernels_note):
-            if note:
-                console.print("\n" + note, markup=False)
-    return ExitStatus.SUCCESS if result.best.outcome is TrialOutcome.OK else ExitStatus.ERROR
+        for line in tune_conclusion(report):
+            console.print(line, markup=False)
+    return ExitStatus.SUCCESS if report.best.outcome is TrialOutcome.OK else ExitStatus.ERROR
