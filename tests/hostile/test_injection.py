@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests.fakes.machines import gpu_machine
 
-from tfgpu.cli.commands.doctor import fix_env_lines
 from tfgpu.doctor.collect import collect_facts
+from tfgpu.knowledge.fixes import fix_env_lines
 
 METAS = [";", "&&", "|", "$(", "`", "'", '"', "\\", "\n", " ", "$", ">", "<", "*", "#", "!", "~", "{", "}"]
 

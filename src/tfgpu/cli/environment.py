@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO, cast
 
 from tfgpu.cli.streams import SafeStream
+from tfgpu.doctor.collect import Sources
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ class CliEnvironment:
     host: str | None = None
     home: str | None = None
     """This user's home directory, which ``--markdown`` removes wherever it is (not only under /home)."""
+
+    def sources(self) -> Sources:
+        """The seams the doctor's collectors read this machine through (fakes in tests)."""
+        return Sources(runner=self.runner_factory(), nvml=self.nvml_factory(), environ=self.environ)
 
     def width(self, stream: TextIO, default: int = 100) -> int:
         """Columns for output on ``stream``: $COLUMNS, else the terminal's width, else ``default`` (piped output).

@@ -142,3 +142,44 @@ def _invisible_dirs(libraries: LibraryFacts) -> list[str]:
         if lib.required and lib.loaded is None and lib.elsewhere
     ]
     return list(dict.fromkeys(dirs))
+
+
+def fix_env_lines(facts: Facts) -> list[str]:
+    """The shell lines that make TF find installed-but-invisible libraries (empty when none are needed)."""
+    libs = facts.libraries
+    dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+    return [export_line(dirs)] if dirs else []
+
+
+def nothing_to_fix(facts: Facts) -> str:
+    """Why no environment line is needed: TF finds everything, or what it lacks is not installed at all."""
+    if facts.libraries is None:
+        return "no CUDA build of TensorFlow is installed here (run `tfgpu doctor`)"
+    if not isinstance(facts.libraries, LibraryFacts):
+        return f"TF's libraries could not be read ({facts.libraries.reason}): run `tfgpu doctor`"
+    return not_installed(facts) or unnameable_note(facts) or "TF finds every library it needs"
+
+
+def unnameable_note(facts: Facts) -> str | None:
+    """Directories TF needs that no LD_LIBRARY_PATH line can name (the loader splits at ``:`` and ``;`` in them)."""
+    dirs = unnameable_dirs(facts.libraries) if isinstance(facts.libraries, LibraryFacts) else []
+    if not dirs:
+        return None
+    return (
+        f"no line can point at {', '.join(dirs)}: the loader splits LD_LIBRARY_PATH at ':' and ';', and a line "
+        "naming it would add other, relative directories instead; install the environment under a path without them"
+    )
+
+
+def not_installed(facts: Facts) -> str | None:
+    """The libraries TF needs that no line can make visible, because no copy is installed, and how to install them."""
+    if not isinstance(facts.libraries, LibraryFacts):
+        return None
+    missing = [lib.soname for lib in facts.libraries.libraries if lib.required and not lib.copies]
+    if not missing:
+        return None
+    return (
+        f"{len(missing)} librar{'y' if len(missing) == 1 else 'ies'} TF needs "
+        f"{'is' if len(missing) == 1 else 'are'} not installed, which no line can fix ({', '.join(missing)}): "
+        f"install {'it' if len(missing) == 1 else 'them'} with {install_tf_with_cuda(facts)}"
+    )

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfgpu.model.codec import decode, encode
-from tfgpu.model.facts import Facts
+from tfgpu.model.codec import encode
 from tfgpu.model.findings import Severity
-from tfgpu.model.results import Diagnosis
+from tfgpu.model.results import REPORT_SCHEMA_VERSION, Diagnosis
 from tfgpu.report.envelope import command_document, render_document
-
-REPORT_SCHEMA_VERSION = 1
 
 
 def verdict(diagnosis: Diagnosis) -> str:
@@ -42,18 +39,3 @@ def report_document(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -
 def render_json(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> str:
     """The report as indented JSON text."""
     return render_document(report_document(diagnosis, extra))
-
-
-def facts_from_document(doc: Any) -> Facts:
-    """The Facts of a report written by ``--json`` (for ``doctor --from``).
-
-    Raises:
-        ValueError: not a tfgpu report, or a schema this version cannot read.
-    """
-    if not isinstance(doc, dict) or doc.get("tool") != "tfgpu" or "facts" not in doc:
-        raise ValueError("not a tfgpu doctor --json report")
-    if doc.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ValueError(
-            f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {REPORT_SCHEMA_VERSION}"
-        )
-    return decode(Facts, doc["facts"])

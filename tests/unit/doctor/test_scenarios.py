@@ -62,7 +62,7 @@ def test_scenario_14_wheel_layout_hides_nvrtc_from_cudnn(tmp_path):
 
 
 def test_scenario_14_fix_env_orders_tf_libraries_before_their_dependencies(tmp_path):
-    from tfgpu.cli.commands.doctor import fix_env_lines
+    from tfgpu.knowledge.fixes import fix_env_lines
 
     m = gpu_machine(tmp_path)
     assert fix_env_lines(collect_facts(m.sources())) == [
@@ -384,7 +384,8 @@ def test_scenario_nvml_binding_missing_falls_back_to_recorded_nvidia_smi(tmp_pat
 
 
 def test_fix_env_lines_and_write_never_overwrite(tmp_path):
-    from tfgpu.cli.commands.doctor import fix_env_lines, write_lines
+    from tfgpu.cli.commands.doctor import write_lines
+    from tfgpu.knowledge.fixes import fix_env_lines
     from tfgpu.model.errors import UsageError
 
     m = gpu_machine(tmp_path)
@@ -457,7 +458,7 @@ def test_scenario_keras_xla_note_is_silent_when_tf_will_not_use_the_gpu(tmp_path
 
 
 def test_issue_23_env_with_a_library_not_installed_says_what_to_install_not_that_all_is_found(tmp_path):
-    from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix
+    from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix
 
     m = gpu_machine(tmp_path, drop=("nvidia/cudnn/",))
     facts = collect_facts(m.sources(), tfgpu_version="test")

@@ -9,7 +9,7 @@ from tests.fakes.cli import run_cli
 from tests.fakes.machines import gpu_machine
 from tests.fakes.nvml import FakeNvml
 
-from tfgpu.report.json import facts_from_document
+from tfgpu.doctor.examine import facts_from_document
 from tfgpu.report.versions import version_rows
 
 EXAMPLES = Path(__file__).parents[3] / "docs" / "examples"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu.cli.commands.doctor import fix_env_lines, not_installed, nothing_to_fix, static_facts, unnameable_note
+from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.doctor.collect import collect_facts
+from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
 from tfgpu.report.sanitize import printable
 
 
@@ -16,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
-    facts = static_facts(env)
+    facts = collect_facts(env.sources(), tfgpu_version=__version__)
     lines = fix_env_lines(facts)
     env.stdout.write("".join(line + "\n" for line in lines))
     if not lines:

@@ -8,9 +8,10 @@ import shlex
 import sys
 from typing import BinaryIO
 
-from tfgpu.cli.commands.doctor import static_facts
+from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
+from tfgpu.doctor.collect import collect_facts
 from tfgpu.explain.explain import explain_lines, explain_scanner
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.knowledge.signatures import LogScanner
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _facts(args: argparse.Namespace, env: CliEnvironment) -> Facts | None:
     if args.no_facts:
         return None
-    return static_facts(env)
+    return collect_facts(env.sources(), tfgpu_version=__version__)
 
 
 def _open(path: str, env: CliEnvironment) -> BinaryIO:
