@@ -1,9 +1,10 @@
 """TF_CONFIG for MultiWorkerMirroredStrategy from a Slurm allocation (``srun tfgpu run -- ...``).
 
-Each Slurm task becomes one worker: the node list gives the cluster, SLURM_PROCID the task
-index, and every worker listens on the same port (TFGPU_SLURM_PORT, default 23456). This is
-what tf.distribute.cluster_resolver.SlurmClusterResolver computes in-process; the launcher
-needs it before Python starts, for scripts that read TF_CONFIG.
+Each Slurm task becomes one worker: the step's node list and tasks per node give the cluster,
+SLURM_PROCID the task index, and the tasks of one node listen on consecutive ports from
+TFGPU_SLURM_PORT (default 23456). tf.distribute.cluster_resolver.SlurmClusterResolver computes
+the same in-process from the step variables (and sets CUDA_VISIBLE_DEVICES itself, which undoes
+``srun --gpu-bind``); the launcher needs it before Python starts, for scripts that read TF_CONFIG.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+
+from tfgpu.model.errors import UsageError
 
 DEFAULT_PORT = 23456
 
@@ -38,15 +41,55 @@ def expand_hostlist(hostlist: str) -> list[str]:
     return hosts
 
 
+def tasks_per_node(spec: str) -> list[int]:
+    """Expand Slurm's tasks-per-node list (SLURM_STEP_TASKS_PER_NODE, SLURM_TASKS_PER_NODE).
+
+    Examples:
+        >>> tasks_per_node("3(x2),2")
+        [3, 3, 2]
+
+    Raises:
+        ValueError: not in Slurm's format.
+    """
+    counts: list[int] = []
+    for part in spec.split(","):
+        match = _TASKS.fullmatch(part.strip())
+        if not match:
+            raise ValueError(f"{spec!r} is not a Slurm tasks-per-node list")
+        counts += [int(match.group(1))] * int(match.group(2) or 1)
+    return counts
+
+
+_TASKS = re.compile(r"([0-9]+)(?:\(x([0-9]+)\))?")
+
+
 def slurm_tf_config(environ: Mapping[str, str]) -> str | None:
-    """The TF_CONFIG of this Slurm task, or None outside a multi-task allocation."""
-    if "SLURM_JOB_ID" not in environ or int(environ.get("SLURM_NTASKS", "1")) < 2:
+    """The TF_CONFIG of this Slurm task, or None outside a multi-task step.
+
+    The step's own variables come first (``srun`` inside an allocation sets SLURM_STEP_NODELIST,
+    SLURM_STEP_NUM_TASKS and SLURM_STEP_TASKS_PER_NODE, which may differ from the job's), then the
+    job's; workers are laid out node by node with each node's own task count (``3(x2),2``: three
+    on each of the first two nodes, two on the third), as Slurm's default block distribution numbers
+    them. CUDA_VISIBLE_DEVICES is left as the scheduler bound it.
+
+    Raises:
+        UsageError: a Slurm variable that is not in Slurm's format.
+    """
+    if "SLURM_JOB_ID" not in environ:
         return None
-    nodes = expand_hostlist(environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST", ""))
-    tasks = int(environ["SLURM_NTASKS"])
-    per_node = max(1, tasks // max(1, len(nodes)))
-    port = int(environ.get("TFGPU_SLURM_PORT", DEFAULT_PORT))
-    workers = [f"{node}:{port + slot}" for node in nodes for slot in range(per_node)][:tasks]
-    return json.dumps(
-        {"cluster": {"worker": workers}, "task": {"type": "worker", "index": int(environ.get("SLURM_PROCID", "0"))}}
-    )
+    get = environ.get
+    try:
+        tasks = int(get("SLURM_STEP_NUM_TASKS") or get("SLURM_NTASKS") or "1")
+        if tasks < 2:
+            return None
+        nodes = expand_hostlist(get("SLURM_STEP_NODELIST") or get("SLURM_JOB_NODELIST") or get("SLURM_NODELIST", ""))
+        per_node_spec = get("SLURM_STEP_TASKS_PER_NODE") or get("SLURM_TASKS_PER_NODE")
+        per_node = (
+            tasks_per_node(per_node_spec) if per_node_spec else [max(1, tasks // max(1, len(nodes)))] * len(nodes)
+        )
+        port = int(get("TFGPU_SLURM_PORT", DEFAULT_PORT))
+        index = int(get("SLURM_PROCID", "0"))
+    except ValueError as exc:
+        raise UsageError(f"the Slurm environment cannot give a TF_CONFIG: {exc}") from None
+    workers = [f"{node}:{port + slot}" for node, count in zip(nodes, per_node, strict=False) for slot in range(count)]
+    return json.dumps({"cluster": {"worker": workers[:tasks]}, "task": {"type": "worker", "index": index}})

@@ -2,10 +2,13 @@ import json
 import os
 from types import SimpleNamespace
 
+import pytest
+
 from tfgpu.configure.apply import Setup, check_output_layer
 from tfgpu.configure.options import make_options
 from tfgpu.launch.run import child_environment, worker_environments
 from tfgpu.launch.slurm import expand_hostlist, slurm_tf_config
+from tfgpu.model.errors import UsageError
 
 
 def test_slurm_allocation_gives_each_task_its_worker_index():
@@ -43,3 +46,37 @@ def test_output_layer_check_under_mixed_precision():
     assert "dtype='float32'" in check_output_layer(model)
     setup = Setup(make_options(), SimpleNamespace(num_replicas_in_sync=1), "mixed_bfloat16")
     assert setup.check_model(model) and Setup(make_options(), None, "float32").check_model(model) is None
+
+
+# What `srun -N3 -n8 tfgpu run -- python train.py` sets inside a 4-node allocation (sbatch -N4): the
+# step's variables (Slurm's srun manual, OUTPUT ENVIRONMENT VARIABLES) differ from the job's.
+SLURM_STEP = {
+    "SLURM_JOB_ID": "81234",
+    "SLURM_JOB_NODELIST": "gpu[01-04]",
+    "SLURM_NTASKS": "16",
+    "SLURM_TASKS_PER_NODE": "4(x4)",
+    "SLURM_STEP_NODELIST": "gpu[01-03]",
+    "SLURM_STEP_NUM_TASKS": "8",
+    "SLURM_STEP_TASKS_PER_NODE": "3(x2),2",
+    "SLURM_PROCID": "6",
+    "CUDA_VISIBLE_DEVICES": "0",
+}
+
+
+def test_a_slurm_step_is_laid_out_from_its_own_variables_node_by_node():
+    doc = json.loads(slurm_tf_config(SLURM_STEP))
+    assert doc["cluster"]["worker"] == [
+        "gpu01:23456", "gpu01:23457", "gpu01:23458",
+        "gpu02:23456", "gpu02:23457", "gpu02:23458",
+        "gpu03:23456", "gpu03:23457",
+    ]  # fmt: skip
+    assert doc["task"] == {"type": "worker", "index": 6}
+    child = child_environment(make_options(), SLURM_STEP, None)
+    assert json.loads(child["TF_CONFIG"]) == doc and child["CUDA_VISIBLE_DEVICES"] == "0"  # the binding is kept
+
+
+def test_a_garbled_slurm_variable_is_a_usage_error_not_a_traceback():
+    with pytest.raises(UsageError, match="tasks-per-node"):
+        slurm_tf_config({**SLURM_STEP, "SLURM_STEP_TASKS_PER_NODE": "3(y2)"})
+    with pytest.raises(UsageError):
+        slurm_tf_config({**SLURM_STEP, "SLURM_PROCID": "six"})
