@@ -24,7 +24,7 @@ from types import FrameType
 from typing import IO, TextIO
 
 from tfgpu.configure.environ import environment_for, needs_code
-from tfgpu.configure.flavour import keras_flavour, options_beyond_flavour
+from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_flavour
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
@@ -220,13 +220,15 @@ def _reap(pid: int) -> bool:
     return done == 0
 
 
-def keras_multiworker_warning(workers: int) -> str | None:
+def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str | None:
     """Keras 3's ``fit`` under MultiWorkerMirroredStrategy fails in every worker (PerReplica values).
 
-    Said before the workers start, with what works; a script with its own training loop is fine,
-    so this is a warning, not a refusal.
+    Said before the workers start, for ``--workers N`` and for a multi-task Slurm step alike, with
+    what works (keras-team/keras#20585 is open upstream); a script with its own training loop is
+    fine, so this is a warning, not a refusal.
     """
-    if workers < 2 or os.environ.get("TF_USE_LEGACY_KERAS") == "1":
+    several = workers > 1 or ("TF_CONFIG" not in environ and slurm_tf_config(environ) is not None)
+    if not several or keras_flavour(environ) is not KerasFlavour.TENSORFLOW:
         return None
     try:
         major = int(importlib.metadata.version("keras").split(".")[0])
@@ -236,8 +238,8 @@ def keras_multiworker_warning(workers: int) -> str | None:
         return None
     return (
         f"Keras {importlib.metadata.version('keras')}'s model.fit() does not run under MultiWorkerMirroredStrategy "
-        "(each worker fails on PerReplica values). What works: tf_keras (pip install tf-keras, then "
-        "export TF_USE_LEGACY_KERAS=1), or a custom training loop with strategy.run()."
+        "(each worker fails on PerReplica values; keras-team/keras#20585). What works: tf_keras (pip install "
+        "tf-keras, then export TF_USE_LEGACY_KERAS=1), or a custom training loop with strategy.run()."
     )
 
 

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stderr.write(f"tfgpu run: {printable(text)}\n")
         env.stderr.flush()
 
-    for warning in (keras_multiworker_warning(args.workers), strategy_note(options)):
+    for warning in (keras_multiworker_warning(args.workers, env.environ), strategy_note(options)):
         if warning:
             warn(warning)
     try:
