@@ -29,6 +29,24 @@ def test_gpu_metrics_reach_history_with_the_nvml_fake():
     assert monitor.verdicts and monitor.verdicts[0].id == "gpu-busy"
 
 
+def test_the_textfile_carries_the_gpus_and_the_trainings_pace(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tfgpu.integrations.keras import GpuMonitor
+
+    x, y = np.random.rand(256, 4).astype("float32"), np.random.randint(0, 3, 256)
+    path = tmp_path / "training.prom"
+    monitor = GpuMonitor(
+        interval_seconds=0.01, nvml=FakeNvml.from_recording("h200", "under_load"), verbose=False, textfile=str(path)
+    )
+    _tiny_model().fit(x, y, epochs=2, batch_size=32, verbose=0, callbacks=[monitor])
+    families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
+    assert families["tfgpu_training_epoch"].samples[0].value == 2
+    step = families["tfgpu_training_step_seconds"].samples[0].value
+    assert 0 < step <= families["tfgpu_training_epoch_seconds"].samples[0].value / 8  # 8 steps of 32 in an epoch
+    assert families["DCGM_FI_DEV_GPU_UTIL"].samples[0].labels["modelName"] == "NVIDIA H200"
+
+
 def test_on_a_cpu_machine_it_says_no_gpu_is_monitored_and_training_goes_on():
     code = (
         "import numpy as np, keras\n"

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
+from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.samples import JudgedFrom, Verdict
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
@@ -77,6 +79,9 @@ def _make_class() -> type:
             plot: write a PNG of utilization, memory, temperature and clocks (needs matplotlib).
             verbose: print the verdict at the end of training.
             nvml: an NvmlClient (tests pass a fake); default the real NVML.
+            prometheus_port: serve the GPUs' readings and the training's epoch and step seconds for
+                Prometheus on this port, under DCGM exporter's names (needs tfgpu[metrics]).
+            textfile: keep the same in a node-exporter textfile (replaced at every reading).
         """
 
         def __init__(
@@ -87,8 +92,18 @@ def _make_class() -> type:
             plot: str | None = None,
             verbose: bool = True,
             nvml: NvmlClient | None = None,
+            prometheus_port: int | None = None,
+            textfile: str | None = None,
         ) -> None:
             super().__init__()
+            if (prometheus_port is not None or textfile) and importlib.util.find_spec("prometheus_client") is None:
+                raise DiagnosticError(
+                    "gpumonitor-metrics-missing",
+                    "GpuMonitor(prometheus_port=…, textfile=…) exposes metrics through prometheus_client",
+                    hint="pip install 'tfgpu[metrics]'",
+                )
+            self.prometheus_port, self.textfile = prometheus_port, textfile
+            self.exporter: Any = None
             self.gpus = gpus
             self.interval_seconds = interval_seconds
             self.log_dir = log_dir
@@ -130,7 +145,15 @@ def _make_class() -> type:
                         f"tfgpu GpuMonitor: no GPU is monitored ({self.unavailable_reason}); training goes on without it."
                     )
                 return
-            self.sampler = Sampler(client, indices, self.interval_seconds)
+            if self.prometheus_port is not None or self.textfile:
+                from tfgpu.monitor.exposition import PrometheusSink
+
+                names = {i: _read(lambda i=i: client.name(i)) for i in indices}
+                uuids = {i: _read(lambda i=i: client.uuid(i)) for i in indices}
+                self.exporter = PrometheusSink(
+                    socket.gethostname(), names, uuids, port=self.prometheus_port, textfile=self.textfile
+                )
+            self.sampler = Sampler(client, indices, self.interval_seconds, on_sample=self.exporter)
             self._start_wall = time.monotonic()
             self._start_cpu = time.process_time()
             self.sampler.start()
@@ -148,6 +171,9 @@ def _make_class() -> type:
 
         def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
             self.epoch_seconds.append(time.monotonic() - self._epoch_start)
+            if self.exporter is not None:
+                steps = (getattr(self, "params", None) or {}).get("steps")
+                self.exporter.epoch(epoch + 1, self.epoch_seconds[-1], steps, self.epoch_seconds[0])
             if not self.sampler or logs is None:
                 return
             for stats in self.sampler.stats(since=self._epoch_mark):
@@ -225,3 +251,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["GpuMonitor"]  # noqa: F822 - created on first access by __getattr__
+
+
+def _read(query: Any) -> str:
+    """One NVML string for the exposition's labels; "unknown" where the GPU does not give it."""
+    try:
+        return str(query())
+    except NvmlUnavailable:
+        return "unknown"

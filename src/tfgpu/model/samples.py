@@ -23,6 +23,18 @@ THROTTLE_REASON_WORDS: dict[str, str] = {
 THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
 """The clocks-event reasons that mean heat or hardware slowdown (not the normal power cap)."""
 
+DCGM_METRICS = (
+    ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", "utilization_percent", 1.0),
+    ("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", "memory_used_bytes", 1 / 2**20),
+    ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", "temperature_celsius", 1.0),
+    ("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", "power_draw_watts", 1.0),
+    ("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", "sm_clock_mhz", 1.0),
+    ("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", "memory_clock_mhz", 1.0),
+)
+"""(DCGM exporter's metric name, its help text, the GpuSample field, the scale to DCGM's unit): a dashboard
+built on DCGM's series reads tfgpu's under the same names and joins them by the ``UUID`` label."""
+DCGM_LABELS = ("gpu", "UUID", "Hostname", "modelName")
+
 SAMPLE_METRICS = (
     "utilization_percent",
     "memory_utilization_percent",

@@ -13,6 +13,7 @@ import io
 from typing import Any
 
 from tfgpu.model.codec import encode
+from tfgpu.model.samples import DCGM_LABELS, DCGM_METRICS
 from tfgpu.model.snapshot import Snapshot
 from tfgpu.report.envelope import command_document, render_document
 
@@ -30,14 +31,6 @@ CSV_COLUMNS = (
     "temperature_celsius",
     "power_draw_watts",
     "sm_clock_mhz",
-)
-_DCGM = (  # (DCGM exporter's name, help, the sample's field, scale)
-    ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", "utilization_percent", 1.0),
-    ("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", "memory_used_bytes", 1 / 2**20),
-    ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", "temperature_celsius", 1.0),
-    ("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", "power_draw_watts", 1.0),
-    ("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", "sm_clock_mhz", 1.0),
-    ("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", "memory_clock_mhz", 1.0),
 )
 
 
@@ -69,13 +62,13 @@ def render_snapshot_prometheus(snapshot: Snapshot) -> str:
     from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
     registry = CollectorRegistry()
-    labels = ("gpu", "UUID", "Hostname", "modelName")
+    labels = DCGM_LABELS
     health = Gauge("tfgpu_gpu_health", "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.", labels, registry=registry)
     node = Gauge(
         "tfgpu_node_health", "The worst GPU's health (2 when NVML cannot be read).", ["Hostname"], registry=registry
     )
     node.labels(snapshot.hostname).set(snapshot.health.rank)
-    gauges = [(Gauge(name, text, labels, registry=registry), field, scale) for name, text, field, scale in _DCGM]
+    gauges = [(Gauge(name, text, labels, registry=registry), field, scale) for name, text, field, scale in DCGM_METRICS]
     for gpu in snapshot.gpus:
         key = (str(gpu.index), gpu.uuid, snapshot.hostname, gpu.name)
         health.labels(*key).set(gpu.health.rank)

@@ -1,5 +1,5 @@
 from tests.fakes.cli import mock_environment, run_cli
-from tests.fakes.nvml import FakeNvml
+from tests.fakes.nvml import FakeGpu, FakeNvml
 
 from tfgpu.cli.exit_status import ExitStatus
 
@@ -41,3 +41,40 @@ def test_monitor_once_reports_how_several_gpus_are_linked():
     assert "GPU 1 - GPU 2: through one PCIe switch (PIX)" in result.stdout
     single = run_cli("monitor", "--once", env=mock_environment(FakeNvml.from_recording("h200")))
     assert " - GPU " not in single.stdout
+
+
+def test_textfile_holds_the_readings_under_dcgms_names_for_node_exporter(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    path = tmp_path / "tfgpu.prom"
+    env = mock_environment(nvml=FakeNvml([FakeGpu()]), host="gpu-node-7")
+    result = run_cli("monitor", "--duration", "0.2", "--interval", "0.1", "--textfile", str(path), env=env)
+    assert result.exit_status == 0, result.stderr
+    families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
+    (temp,) = families["DCGM_FI_DEV_GPU_TEMP"].samples
+    assert temp.value == 30 and temp.labels["Hostname"] == "gpu-node-7" and temp.labels["UUID"].startswith("GPU-")
+    active = {s.labels["reason"]: s.value for s in families["tfgpu_gpu_clocks_event_active"].samples}
+    assert active["idle"] == 1 and active["thermal (HW)"] == 0  # the fake H200 idles, as recorded
+    assert families["tfgpu_gpu_health"].samples[0].value == 0
+
+
+def test_the_prometheus_port_serves_the_same_readings(tmp_path):
+    import socket
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tfgpu.monitor.exposition import PrometheusSink
+    from tfgpu.monitor.sampler import Sampler
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sink = PrometheusSink("gpu-node-7", {0: "NVIDIA H200"}, {0: "GPU-1"}, port=port)
+    Sampler(FakeNvml([FakeGpu()]), [0], 0.1, on_sample=sink).sample_once()
+    sink.epoch(2, 10.0, 500, 63.2)
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    assert families["DCGM_FI_DEV_FB_USED"].samples[0].labels["modelName"] == "NVIDIA H200"
+    assert families["tfgpu_training_step_seconds"].samples[0].value == 0.02
+    assert families["tfgpu_training_first_epoch_seconds"].samples[0].value == 63.2

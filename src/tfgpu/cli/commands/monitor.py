@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import importlib.util
 import os
 import time
 from collections.abc import Callable
@@ -43,6 +44,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="follow one process; stop and give a verdict when it exits",
     )
     parser.add_argument("--plot", metavar="PNG", help="draw the readings to a PNG at the end (needs matplotlib)")
+    parser.add_argument(
+        "--prometheus-port",
+        type=whole(1, 65535, "port"),
+        metavar="PORT",
+        help="serve the readings for Prometheus on this port, under DCGM exporter's names (needs tfgpu[metrics])",
+    )
+    parser.add_argument(
+        "--textfile",
+        metavar="FILE",
+        help="keep the readings in a node-exporter textfile (FILE.prom, replaced each reading; needs tfgpu[metrics])",
+    )
+
+
+def _prometheus_sink(
+    args: argparse.Namespace, env: CliEnvironment, client: NvmlClient, names: dict[int, str]
+) -> Callable[[GpuSample], None]:
+    """The exposition sink for --prometheus-port / --textfile.
+
+    Raises:
+        UsageError: prometheus_client is not installed, or the port cannot be bound.
+    """
+    if importlib.util.find_spec("prometheus_client") is None:
+        raise UsageError("--prometheus-port and --textfile need prometheus_client: pip install 'tfgpu[metrics]'")
+    from tfgpu.monitor.exposition import PrometheusSink
+
+    uuids = {}
+    for index in names:
+        with contextlib.suppress(NvmlUnavailable):
+            uuids[index] = client.uuid(index)
+    try:
+        return PrometheusSink(env.host or "unknown", names, uuids, port=args.prometheus_port, textfile=args.textfile)
+    except OSError as exc:
+        raise UsageError(f"--prometheus-port {args.prometheus_port}: {exc.strerror or exc}") from None
 
 
 def _processes(client: NvmlClient, index: int) -> list[str]:
@@ -110,6 +144,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         sinks.append((CsvSink(csv_file[0], header=csv_file[1]), args.csv))
     if jsonl_file is not None:
         sinks.append((JsonlSink(jsonl_file[0]), args.jsonl))
+    if args.prometheus_port is not None or args.textfile:
+        sinks.append((_prometheus_sink(args, env, client, names), args.textfile or f"port {args.prometheus_port}"))
 
     def on_sample(sample: GpuSample) -> None:
         for sink, path in sinks:

@@ -1,0 +1,96 @@
+"""Prometheus exposition of the GPUs' readings and a training's pace, for a fleet's dashboards.
+
+Device figures carry DCGM exporter's names and join labels (``gpu``, ``UUID``, ``Hostname``,
+``modelName``), so a dashboard built on DCGM reads tfgpu's series beside it and joins them by
+``UUID``; tfgpu adds what DCGM cannot see: throttle reasons by name, its health judgement, and,
+from GpuMonitor, the training's epoch and step seconds. Served over HTTP (``port``) and/or
+written as a node-exporter textfile (``textfile``, replaced whole each time), through
+prometheus_client (the ``metrics`` extra), from a registry of its own. Only NVML's device queries
+are read, never the profiling counters a running DCGM exporter may hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tfgpu.model.samples import DCGM_LABELS, DCGM_METRICS, THROTTLE_REASON_WORDS, GpuSample
+
+THROTTLE_REASONS = tuple(THROTTLE_REASON_WORDS)
+
+
+class PrometheusSink:
+    """A sampler sink (``on_sample``) that keeps the latest reading of each GPU as Prometheus gauges."""
+
+    def __init__(
+        self,
+        hostname: str,
+        names: Mapping[int, str],
+        uuids: Mapping[int, str],
+        *,
+        port: int | None = None,
+        textfile: str | None = None,
+    ) -> None:
+        from prometheus_client import CollectorRegistry, Gauge, start_http_server
+
+        self.registry = CollectorRegistry()
+        self.hostname, self.names, self.uuids, self.textfile = hostname, dict(names), dict(uuids), textfile
+        self.device = [(Gauge(n, h, DCGM_LABELS, registry=self.registry), f, s) for n, h, f, s in DCGM_METRICS]
+        self.throttle = Gauge(
+            "tfgpu_gpu_clocks_event_active",
+            "1 while NVML reports this clocks-event (throttle) reason active.",
+            (*DCGM_LABELS, "reason"),
+            registry=self.registry,
+        )
+        self.health = Gauge(
+            "tfgpu_gpu_health",
+            "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.",
+            DCGM_LABELS,
+            registry=self.registry,
+        )
+        self.training: dict[str, Any] = {
+            name: Gauge(name, text, ("Hostname",), registry=self.registry)
+            for name, text in (
+                ("tfgpu_training_epoch", "Epochs finished."),
+                ("tfgpu_training_epoch_seconds", "Seconds of the last epoch."),
+                ("tfgpu_training_step_seconds", "Mean seconds per step of the last epoch."),
+                ("tfgpu_training_first_epoch_seconds", "Seconds of the first epoch (tracing and compilation in it)."),
+            )
+        }
+        if port is not None:
+            start_http_server(port, registry=self.registry)
+
+    def __call__(self, sample: GpuSample) -> None:
+        """Set one GPU's gauges from its latest reading (a figure it did not report keeps its last value)."""
+        from tfgpu.monitor.snapshot import judge_sample
+
+        key = (
+            str(sample.index),
+            self.uuids.get(sample.index, "unknown"),
+            self.hostname,
+            self.names.get(sample.index, "unknown"),
+        )
+        for gauge, field, scale in self.device:
+            value = getattr(sample, field)
+            if value is not None:
+                gauge.labels(*key).set(value * scale)
+        for reason in THROTTLE_REASONS:
+            self.throttle.labels(*key, THROTTLE_REASON_WORDS[reason]).set(1 if reason in sample.throttle_reasons else 0)
+        self.health.labels(*key).set(judge_sample(sample, None)[0].rank)
+        self._write()
+
+    def epoch(self, number: int, seconds: float, steps: int | None, first_seconds: float | None) -> None:
+        """A training epoch ended (GpuMonitor)."""
+        self.training["tfgpu_training_epoch"].labels(self.hostname).set(number)
+        self.training["tfgpu_training_epoch_seconds"].labels(self.hostname).set(seconds)
+        if steps:
+            self.training["tfgpu_training_step_seconds"].labels(self.hostname).set(seconds / steps)
+        if first_seconds is not None:
+            self.training["tfgpu_training_first_epoch_seconds"].labels(self.hostname).set(first_seconds)
+        self._write()
+
+    def _write(self) -> None:
+        if self.textfile:
+            from prometheus_client import write_to_textfile
+
+            write_to_textfile(self.textfile, self.registry)  # a temporary file renamed over it: never half-written
