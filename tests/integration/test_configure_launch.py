@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = str(Path(__file__).parents[1] / "fakes" / "scripts" / "train_small.py")
 
 
@@ -195,3 +197,38 @@ def test_run_says_what_it_sets_through_the_environment():
     result = py("-m", "tfgpu", "run", "--memory", "growth", "--", sys.executable, "-c", "print('ok')")
     assert result.returncode == 0 and result.stdout == "ok\n"
     assert "tfgpu run: TF_FORCE_GPU_ALLOW_GROWTH=true" in result.stderr
+
+
+@pytest.mark.timeout(600)
+def test_two_tasks_of_a_recorded_slurm_step_train_together_through_tfgpu_run():
+    """`srun -N1 -n2 tfgpu run -- python train.py` as Slurm starts it: two tasks, one per SLURM_PROCID."""
+    import socket
+
+    with socket.socket() as probe:  # a free base port for the two workers (the next one is used too)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    step = {
+        "SLURM_JOB_ID": "81234",
+        "SLURM_JOB_NODELIST": "localhost",
+        "SLURM_NTASKS": "2",
+        "SLURM_STEP_NODELIST": "localhost",
+        "SLURM_STEP_NUM_TASKS": "2",
+        "SLURM_STEP_TASKS_PER_NODE": "2",
+        "TFGPU_SLURM_PORT": str(port),
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+    }
+    command = [sys.executable, "-m", "tfgpu", "run", "--", sys.executable, SCRIPT, "multiworker"]
+    tasks = [
+        subprocess.Popen(
+            command,
+            env={**os.environ, **step, "SLURM_PROCID": str(rank)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rank in (0, 1)
+    ]
+    outputs = [task.communicate(timeout=540) for task in tasks]
+    assert all(task.returncode == 0 for task in tasks), [err[-1500:] for _, err in outputs]
+    found = [r for out, _ in outputs for r in results(out)]
+    assert sorted(r["worker"] for r in found) == [0, 1] and all(r["replicas"] == 2 for r in found)
