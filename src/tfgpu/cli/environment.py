@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO, cast
 
 from tfgpu.cli.streams import SafeStream
-from tfgpu.doctor.collect import Sources
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
+    from tfgpu.doctor.collect import Sources
     from tfgpu.nvml.client import NvmlClient
     from tfgpu.probe.runner import Worker, WorkerRunner
 
@@ -65,6 +65,8 @@ class CliEnvironment:
 
     def sources(self) -> Sources:
         """The seams the doctor's collectors read this machine through (fakes in tests)."""
+        from tfgpu.doctor.collect import Sources  # the collectors load only for the commands that read the machine
+
         return Sources(runner=self.runner_factory(), nvml=self.nvml_factory(), environ=self.environ)
 
     def width(self, stream: TextIO, default: int = 100) -> int:

@@ -9,8 +9,6 @@ from collections.abc import Iterable, Iterator
 from email.parser import BytesHeaderParser
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from tfgpu.model.facts import Distribution, PackageFacts
 from tfgpu.system.files import read_regular_head
 
@@ -93,7 +91,8 @@ def collect_packages(paths: Iterable[str] | None = None) -> PackageFacts:
             continue
         name = normalise(raw)
         if is_relevant(name) and name not in found:
-            found[name] = Distribution(name, version, str(path.parent), nvidia_pins(requires), _installer(path))
+            pins = nvidia_pins(requires) if name not in TF_DISTRIBUTIONS and not name.startswith("nvidia-") else ()
+            found[name] = Distribution(name, version, str(path.parent), pins, _installer(path))
     return PackageFacts(tuple(sorted(found.values(), key=lambda d: d.name)))
 
 
@@ -114,13 +113,20 @@ def _installer(path: Path) -> str | None:
 def nvidia_pins(requires: list[str]) -> tuple[str, ...]:
     """The ``Requires-Dist`` lines that pin an NVIDIA wheel to one version on this platform, normalised.
 
+    Read for the other frameworks only (PyTorch, JAX): TensorFlow's own pins are in the knowledge base.
+
     Examples:
         >>> nvidia_pins(["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12>=2.21",
         ...              'nvidia-cublas-cu12==12.4.5.8; extra == "cuda"', "filelock"])
         ('nvidia-cudnn-cu12==9.1.0.70',)
     """
+    wanted = [line for line in requires if "nvidia" in line.lower() and "==" in line]
+    if not wanted:
+        return ()
+    from packaging.requirements import InvalidRequirement, Requirement  # 40 ms: only for a framework that pins
+
     out = []
-    for line in requires:
+    for line in wanted:
         try:
             req = Requirement(line)
         except InvalidRequirement:
