@@ -629,3 +629,16 @@ def test_scenario_an_ngc_image_newer_than_the_hosts_driver(tmp_path):
     assert rows["Container"] == "NVIDIA NGC TensorFlow 25.12-tf2-py3 (build 231234)"
     m.environ["NVIDIA_REQUIRE_CUDA"] = "cuda>=12.8 brand=tesla,driver>=535,driver<536"
     assert "container-needs-newer-driver" not in [x.id for x in m.diagnose().findings]
+
+
+def test_scenario_a_driver_older_than_the_wheels_ptxas_makes_xla_compile_serially(tmp_path):
+    """Driver 535 (CUDA 12.2) with the wheel's ptxas 12.5: XLA logs that it disables parallel compilation."""
+    m = gpu_machine(tmp_path)
+    m.nvml = FakeNvml([FakeGpu()], driver="535.183.01", cuda=12020)
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "xla-ptxas-newer-than-driver")
+    assert "supports CUDA 12.2, older than ptxas 12.5.82" in f.summary
+    assert "disabling parallel compilation" in f.detail and "CUDA 12.5 (555.42.02 or newer)" in f.hint
+    healthy = gpu_machine(tmp_path / "new")  # the H200's driver 580 (CUDA 13.0)
+    healthy.environ = fixed_env(healthy)
+    assert "xla-ptxas-newer-than-driver" not in [x.id for x in healthy.diagnose().findings]

@@ -12,10 +12,10 @@ import os
 import shlex
 
 from tfgpu.doctor.checks.driver import no_nvidia_gpu
-from tfgpu.knowledge.compat import pinned_version_ok, tf_release, version_key
+from tfgpu.knowledge.compat import driver_requirement, major_minor, pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
-from tfgpu.model.facts import Facts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.facts import DriverFacts, Facts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
 
@@ -31,7 +31,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     ``ld-library-path-shadows-wheel``, ``ld-library-path-other-cuda``, ``nccl-missing``,
     ``xla-ptxas-missing``, ``xla-libdevice-missing``, ``cuda-dependency-not-on-search-path``,
     ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc),
-    ``xla-ptxas-older-than-build``.
+    ``xla-ptxas-older-than-build``, ``xla-ptxas-newer-than-driver``.
     """
     libs, tf = facts.libraries, facts.tensorflow
     if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts) or no_nvidia_gpu(facts):
@@ -75,6 +75,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     out.extend(_shadowing(libs))
     out.extend(_optional(facts, libs))
     out.extend(_old_ptxas(facts, tf, libs))
+    out.extend(_ptxas_newer_than_driver(facts, libs))
     if not unreachable and not missing:
         versions = ", ".join(
             f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
@@ -226,6 +227,41 @@ def _old_ptxas(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fi
             "or lack the GPU's architecture, and XLA then falls back to the driver or fails.",
             hint=export or pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
             link=XLA_PTXAS_SEARCH,
+        )
+    ]
+
+
+def _ptxas_newer_than_driver(facts: Facts, libs: LibraryFacts) -> list[Finding]:
+    """XLA compiles one kernel at a time when the driver's CUDA is older than the ptxas it runs.
+
+    XLA's nvptx_compiler logs it ("XLA is disabling parallel compilation") on every start; the
+    doctor says it before a run, with the driver that ends it.
+    """
+    ptxas, driver = libs.get("ptxas"), facts.driver
+    chosen = ptxas.loaded if ptxas else None
+    if (
+        chosen is None
+        or not isinstance(chosen.version, str)
+        or not isinstance(driver, DriverFacts)
+        or not isinstance(driver.cuda_driver_version, str)
+        or version_key(chosen.version)[:2] <= version_key(driver.cuda_driver_version)[:2]
+    ):
+        return []
+    cuda = major_minor(chosen.version)
+    need = driver_requirement(cuda)
+    newer = f" ({need.linux_min_driver} or newer)" if need and need.linux_min_driver else ""
+    return [
+        Finding(
+            "xla-ptxas-newer-than-driver",
+            Severity.WARNING,
+            C,
+            f"XLA will compile one kernel at a time: driver {driver.driver_version} supports CUDA "
+            f"{driver.cuda_driver_version}, older than ptxas {chosen.version}",
+            detail=f"XLA runs {chosen.path} and, with a driver older than that ptxas, turns parallel compilation "
+            "off ('XLA is disabling parallel compilation, which may slow down compilation'): every first "
+            "compile of an XLA model takes longer.",
+            hint=f"Upgrade the NVIDIA driver to one for CUDA {cuda}{newer}, or install CUDA's forward-compatibility package.",
+            link=XLA_GPU_DOCS,
         )
     ]
 
