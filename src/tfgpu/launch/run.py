@@ -30,7 +30,7 @@ from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
-from tfgpu.launch.slurm import slurm_tf_config
+from tfgpu.launch.slurm import own_port_taken, slurm_tf_config
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
@@ -240,6 +240,18 @@ def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str |
         f"Keras {importlib.metadata.version('keras')}'s model.fit() does not run under MultiWorkerMirroredStrategy "
         "(each worker fails on PerReplica values; keras-team/keras#20585). What works: tf_keras (pip install "
         "tf-keras, then export TF_USE_LEGACY_KERAS=1), or a custom training loop with strategy.run()."
+    )
+
+
+def slurm_port_warning(environ: Mapping[str, str]) -> str | None:
+    """The port a Slurm task's worker would listen on is already taken on this node: said before the start."""
+    tf_config = slurm_tf_config(environ) if "TF_CONFIG" not in environ else None
+    taken = own_port_taken(tf_config) if tf_config else None
+    if taken is None:
+        return None
+    return (
+        f"port {taken}, this task's worker address in TF_CONFIG, is already in use on this node (another job's "
+        "worker?): TensorFlow's server would fail to start; give this job other ports with TFGPU_SLURM_PORT=<free base port>"
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Mapping
 
 from tfgpu.model.errors import UsageError
@@ -93,3 +94,24 @@ def slurm_tf_config(environ: Mapping[str, str]) -> str | None:
         raise UsageError(f"the Slurm environment cannot give a TF_CONFIG: {exc}") from None
     workers = [f"{node}:{port + slot}" for node, count in zip(nodes, per_node, strict=False) for slot in range(count)]
     return json.dumps({"cluster": {"worker": workers[:tasks]}, "task": {"type": "worker", "index": index}})
+
+
+def own_port_taken(tf_config: str) -> int | None:
+    """This task's TF_CONFIG port when something on this host already listens there, else None.
+
+    Checked before the training starts: a second job on the same node with the same base port
+    makes TensorFlow's gRPC server fail to bind minutes later, in every worker, with a message
+    that does not say why.
+    """
+    try:
+        doc = json.loads(tf_config)
+        address = doc["cluster"]["worker"][int(doc["task"]["index"])]
+        port = int(str(address).rsplit(":", 1)[1])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    with socket.socket() as probe:
+        try:
+            probe.bind(("", port))
+        except OSError:
+            return port
+    return None

@@ -80,3 +80,19 @@ def test_a_garbled_slurm_variable_is_a_usage_error_not_a_traceback():
         slurm_tf_config({**SLURM_STEP, "SLURM_STEP_TASKS_PER_NODE": "3(y2)"})
     with pytest.raises(UsageError):
         slurm_tf_config({**SLURM_STEP, "SLURM_PROCID": "six"})
+
+
+def test_a_worker_port_already_taken_on_this_node_is_said_before_the_start():
+    import socket
+
+    from tfgpu.launch.run import slurm_port_warning
+
+    with socket.socket() as busy:
+        busy.bind(("", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        step = {**SLURM_STEP, "SLURM_PROCID": "0", "TFGPU_SLURM_PORT": str(port)}
+        warning = slurm_port_warning(step)
+        assert warning is not None and f"port {port}" in warning and "TFGPU_SLURM_PORT" in warning
+    assert slurm_port_warning({**step, "TF_CONFIG": "{}"}) is None  # the user's own TF_CONFIG is theirs
+    assert slurm_port_warning({"PATH": "/bin"}) is None  # not under Slurm

@@ -8,7 +8,13 @@ import shlex
 from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
-from tfgpu.launch.run import keras_multiworker_warning, run_command, save_summary, strategy_note
+from tfgpu.launch.run import (
+    keras_multiworker_warning,
+    run_command,
+    save_summary,
+    slurm_port_warning,
+    strategy_note,
+)
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
 
@@ -93,7 +99,12 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stderr.write(f"tfgpu run: {printable(text)}\n")
         env.stderr.flush()
 
-    for warning in (keras_multiworker_warning(args.workers, env.environ), strategy_note(options)):
+    warnings = (
+        keras_multiworker_warning(args.workers, env.environ),
+        slurm_port_warning(env.environ),
+        strategy_note(options),
+    )
+    for warning in warnings:
         if warning:
             warn(warning)
     try:
