@@ -148,10 +148,8 @@ def _make_class() -> type:
             if self.prometheus_port is not None or self.textfile:
                 from tfgpu.monitor.exposition import PrometheusSink
 
-                names = {i: _read(lambda i=i: client.name(i)) for i in indices}
-                uuids = {i: _read(lambda i=i: client.uuid(i)) for i in indices}
                 self.exporter = PrometheusSink(
-                    socket.gethostname(), names, uuids, port=self.prometheus_port, textfile=self.textfile
+                    socket.gethostname(), client, indices, port=self.prometheus_port, textfile=self.textfile
                 )
             self.sampler = Sampler(client, indices, self.interval_seconds, on_sample=self.exporter)
             self._start_wall = time.monotonic()
@@ -251,11 +249,3 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["GpuMonitor"]  # noqa: F822 - created on first access by __getattr__
-
-
-def _read(query: Any) -> str:
-    """One NVML string for the exposition's labels; "unknown" where the GPU does not give it."""
-    try:
-        return str(query())
-    except NvmlUnavailable:
-        return "unknown"

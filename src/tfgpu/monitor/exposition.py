@@ -11,10 +11,14 @@ are read, never the profiling counters a running DCGM exporter may hold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from tfgpu.model.samples import DCGM_LABELS, DCGM_METRICS, THROTTLE_REASON_WORDS, GpuSample
+from tfgpu.model.samples import DCGM_LABELS, THROTTLE_REASON_WORDS, GpuSample
+from tfgpu.monitor.gauges import DeviceGauges
+from tfgpu.monitor.snapshot import judge_sample
+from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.collect import identity
 
 THROTTLE_REASONS = tuple(THROTTLE_REASON_WORDS)
 
@@ -25,8 +29,8 @@ class PrometheusSink:
     def __init__(
         self,
         hostname: str,
-        names: Mapping[int, str],
-        uuids: Mapping[int, str],
+        nvml: NvmlClient,
+        indices: Sequence[int],
         *,
         port: int | None = None,
         textfile: str | None = None,
@@ -34,18 +38,16 @@ class PrometheusSink:
         from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
         self.registry = CollectorRegistry()
-        self.hostname, self.names, self.uuids, self.textfile = hostname, dict(names), dict(uuids), textfile
-        self.device = [(Gauge(n, h, DCGM_LABELS, registry=self.registry), f, s) for n, h, f, s in DCGM_METRICS]
+        self.hostname, self.textfile = hostname, textfile
+        self.labels: dict[int, tuple[str, str, str, str]] = {}
+        for i in indices:
+            name, uuid = identity(nvml, i)
+            self.labels[i] = (str(i), uuid, hostname, name)
+        self.gauges = DeviceGauges(self.registry)
         self.throttle = Gauge(
             "tfgpu_gpu_clocks_event_active",
             "1 while NVML reports this clocks-event (throttle) reason active.",
             (*DCGM_LABELS, "reason"),
-            registry=self.registry,
-        )
-        self.health = Gauge(
-            "tfgpu_gpu_health",
-            "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.",
-            DCGM_LABELS,
             registry=self.registry,
         )
         self.training: dict[str, Any] = {
@@ -62,21 +64,10 @@ class PrometheusSink:
 
     def __call__(self, sample: GpuSample) -> None:
         """Set one GPU's gauges from its latest reading (a figure it did not report keeps its last value)."""
-        from tfgpu.monitor.snapshot import judge_sample
-
-        key = (
-            str(sample.index),
-            self.uuids.get(sample.index, "unknown"),
-            self.hostname,
-            self.names.get(sample.index, "unknown"),
-        )
-        for gauge, field, scale in self.device:
-            value = getattr(sample, field)
-            if value is not None:
-                gauge.labels(*key).set(value * scale)
+        key = self.labels.get(sample.index) or (str(sample.index), "unknown", self.hostname, "unknown")
+        self.gauges.set(sample, key, judge_sample(sample, None)[0])
         for reason in THROTTLE_REASONS:
             self.throttle.labels(*key, THROTTLE_REASON_WORDS[reason]).set(1 if reason in sample.throttle_reasons else 0)
-        self.health.labels(*key).set(judge_sample(sample, None)[0].rank)
         self._write()
 
     def epoch(self, number: int, seconds: float, steps: int | None, first_seconds: float | None) -> None:

@@ -8,16 +8,12 @@ temperature, is degraded. The node is as healthy as its worst GPU.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from tfgpu.model.samples import THERMAL_REASONS, THROTTLE_REASON_WORDS, GpuSample
 from tfgpu.model.snapshot import GpuSnapshot, Health, Snapshot
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
+from tfgpu.nvml.collect import identity
 from tfgpu.nvml.errors import NvmlUnavailable
-
-T = TypeVar("T")
 
 
 def judge_sample(sample: GpuSample, slowdown_celsius: float | None) -> tuple[Health, tuple[str, ...]]:
@@ -49,16 +45,11 @@ def take_snapshot(nvml: NvmlClient, hostname: str) -> Snapshot:
     gpus = []
     for sample in samples:
         i = sample.index
-        health, reasons = judge_sample(sample, _optional(nvml.slowdown_temperature_celsius, i))
-        name, uuid = _optional(nvml.name, i), _optional(nvml.uuid, i)
-        gpus.append(GpuSnapshot(i, name or "unknown", uuid or "unknown", health, reasons, sample))
+        try:
+            slowdown: float | None = nvml.slowdown_temperature_celsius(i)
+        except NvmlUnavailable:
+            slowdown = None
+        health, reasons = judge_sample(sample, slowdown)
+        gpus.append(GpuSnapshot(i, *identity(nvml, i), health, reasons, sample))
     worst = max((g.health for g in gpus), key=lambda h: h.rank, default=Health.HEALTHY)
     return Snapshot(hostname, worst, tuple(gpus))
-
-
-def _optional(read: Callable[[int], T], index: int) -> T | None:
-    """One NVML value of GPU ``index``, None where it or the driver does not give it (a lost GPU answers nothing)."""
-    try:
-        return read(index)
-    except NvmlUnavailable:
-        return None

@@ -43,6 +43,12 @@ def _maybe(fn: Callable[[], T]) -> T | Unavailable:
         return Unavailable(exc.reason, exc.source)
 
 
+def identity(client: NvmlClient, index: int) -> tuple[str, str]:
+    """A GPU's name and UUID for labels; "unknown" for what NVML does not give (a lost GPU answers nothing)."""
+    name, uuid = _maybe(lambda: client.name(index)), _maybe(lambda: client.uuid(index))
+    return (name if isinstance(name, str) else "unknown", uuid if isinstance(uuid, str) else "unknown")
+
+
 def collect_driver_facts(client: NvmlClient) -> DriverFacts:
     """The driver version and the newest CUDA it supports.
 

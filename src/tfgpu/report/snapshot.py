@@ -13,8 +13,8 @@ import io
 from typing import Any
 
 from tfgpu.model.codec import encode
-from tfgpu.model.samples import DCGM_LABELS, DCGM_METRICS
 from tfgpu.model.snapshot import Snapshot
+from tfgpu.monitor.gauges import DeviceGauges
 from tfgpu.report.envelope import command_document, render_document
 
 SNAPSHOT_SCHEMA_VERSION = 1
@@ -62,18 +62,11 @@ def render_snapshot_prometheus(snapshot: Snapshot) -> str:
     from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
     registry = CollectorRegistry()
-    labels = DCGM_LABELS
-    health = Gauge("tfgpu_gpu_health", "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.", labels, registry=registry)
     node = Gauge(
         "tfgpu_node_health", "The worst GPU's health (2 when NVML cannot be read).", ["Hostname"], registry=registry
     )
     node.labels(snapshot.hostname).set(snapshot.health.rank)
-    gauges = [(Gauge(name, text, labels, registry=registry), field, scale) for name, text, field, scale in DCGM_METRICS]
+    gauges = DeviceGauges(registry)
     for gpu in snapshot.gpus:
-        key = (str(gpu.index), gpu.uuid, snapshot.hostname, gpu.name)
-        health.labels(*key).set(gpu.health.rank)
-        for gauge, field, scale in gauges:
-            value = getattr(gpu.sample, field)
-            if value is not None:
-                gauge.labels(*key).set(value * scale)
+        gauges.set(gpu.sample, (str(gpu.index), gpu.uuid, snapshot.hostname, gpu.name), gpu.health)
     return generate_latest(registry).decode("utf-8")

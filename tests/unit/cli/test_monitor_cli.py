@@ -70,8 +70,9 @@ def test_the_prometheus_port_serves_the_same_readings(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    sink = PrometheusSink("gpu-node-7", {0: "NVIDIA H200"}, {0: "GPU-1"}, port=port)
-    Sampler(FakeNvml([FakeGpu()]), [0], 0.1, on_sample=sink).sample_once()
+    nvml = FakeNvml([FakeGpu()])
+    sink = PrometheusSink("gpu-node-7", nvml, [0], port=port)
+    Sampler(nvml, [0], 0.1, on_sample=sink).sample_once()
     sink.epoch(2, 10.0, 500, 63.2)
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
     families = {f.name: f for f in text_string_to_metric_families(text)}

@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _prometheus_sink(
-    args: argparse.Namespace, env: CliEnvironment, client: NvmlClient, names: dict[int, str]
+    args: argparse.Namespace, env: CliEnvironment, client: NvmlClient, indices: list[int]
 ) -> Callable[[GpuSample], None]:
     """The exposition sink for --prometheus-port / --textfile.
 
@@ -69,12 +69,8 @@ def _prometheus_sink(
         raise UsageError("--prometheus-port and --textfile need prometheus_client: pip install 'tfgpu[metrics]'")
     from tfgpu.monitor.exposition import PrometheusSink
 
-    uuids = {}
-    for index in names:
-        with contextlib.suppress(NvmlUnavailable):
-            uuids[index] = client.uuid(index)
     try:
-        return PrometheusSink(env.host or "unknown", names, uuids, port=args.prometheus_port, textfile=args.textfile)
+        return PrometheusSink(env.host or "unknown", client, indices, port=args.prometheus_port, textfile=args.textfile)
     except OSError as exc:
         raise UsageError(f"--prometheus-port {args.prometheus_port}: {exc.strerror or exc}") from None
 
@@ -145,7 +141,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     if jsonl_file is not None:
         sinks.append((JsonlSink(jsonl_file[0]), args.jsonl))
     if args.prometheus_port is not None or args.textfile:
-        sinks.append((_prometheus_sink(args, env, client, names), args.textfile or f"port {args.prometheus_port}"))
+        sinks.append(
+            (_prometheus_sink(args, env, client, list(range(count))), args.textfile or f"port {args.prometheus_port}")
+        )
 
     def on_sample(sample: GpuSample) -> None:
         for sink, path in sinks:
