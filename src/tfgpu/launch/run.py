@@ -70,7 +70,7 @@ def child_environment(
     env = dict(environ)
     env.update(environment_for(options, visible))
     env.update(dict(cache.variables) if cache else {})
-    tf_config = slurm_tf_config(environ) if "TF_CONFIG" not in environ else None
+    tf_config = slurm_tf_config(environ)
     if tf_config:
         env["TF_CONFIG"] = tf_config
     if visible is not None:
@@ -227,7 +227,7 @@ def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str |
     what works (keras-team/keras#20585 is open upstream); a script with its own training loop is
     fine, so this is a warning, not a refusal.
     """
-    several = workers > 1 or ("TF_CONFIG" not in environ and slurm_tf_config(environ) is not None)
+    several = workers > 1 or slurm_tf_config(environ) is not None
     if not several or keras_flavour(environ) is not KerasFlavour.TENSORFLOW:
         return None
     try:
@@ -245,7 +245,7 @@ def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str |
 
 def slurm_port_warning(environ: Mapping[str, str]) -> str | None:
     """The port a Slurm task's worker would listen on is already taken on this node: said before the start."""
-    tf_config = slurm_tf_config(environ) if "TF_CONFIG" not in environ else None
+    tf_config = slurm_tf_config(environ)
     taken = own_port_taken(tf_config) if tf_config else None
     if taken is None:
         return None

@@ -65,7 +65,7 @@ _TASKS = re.compile(r"([0-9]+)(?:\(x([0-9]+)\))?")
 
 
 def slurm_tf_config(environ: Mapping[str, str]) -> str | None:
-    """The TF_CONFIG of this Slurm task, or None outside a multi-task step.
+    """The TF_CONFIG of this Slurm task, or None outside a multi-task step or where TF_CONFIG is set already.
 
     The step's own variables come first (``srun`` inside an allocation sets SLURM_STEP_NODELIST,
     SLURM_STEP_NUM_TASKS and SLURM_STEP_TASKS_PER_NODE, which may differ from the job's), then the
@@ -76,7 +76,7 @@ def slurm_tf_config(environ: Mapping[str, str]) -> str | None:
     Raises:
         UsageError: a Slurm variable that is not in Slurm's format.
     """
-    if "SLURM_JOB_ID" not in environ:
+    if "SLURM_JOB_ID" not in environ or "TF_CONFIG" in environ:  # the user's own TF_CONFIG is theirs
         return None
     get = environ.get
     try:
