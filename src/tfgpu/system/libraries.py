@@ -18,6 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tfgpu.knowledge.compat import version_key
 from tfgpu.knowledge.libraries import Dependency, WantedLibrary, wheel_distribution
 from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
 from tfgpu.model.unavailable import Unavailable
@@ -308,8 +309,7 @@ def _ptxas_usable(version: str) -> bool:
         >>> _ptxas_usable("12.5.82"), _ptxas_usable("11.7.99"), _ptxas_usable("12.3.103")
         (True, False, False)
     """
-    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
-    return parts >= PTXAS_MINIMUM and version not in PTXAS_EXCLUDED
+    return version_key(version)[:2] >= PTXAS_MINIMUM and version not in PTXAS_EXCLUDED
 
 
 PTXAS_BUDGET_SECONDS = 10.0

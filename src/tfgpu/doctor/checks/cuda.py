@@ -277,7 +277,7 @@ def _older_pins(facts: Facts, wheel: str, built: str) -> list[tuple[str, str, st
     resolved last decides which cuDNN both load (tensorflow/tensorflow#60913).
     """
     packages = facts.packages
-    if packages is None or isinstance(packages, Unavailable):
+    if isinstance(packages, Unavailable):
         return []
     out = []
     for dist in packages.distributions:
