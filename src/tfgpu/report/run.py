@@ -13,6 +13,7 @@ from tfgpu.model.run import RunReport
 from tfgpu.model.samples import JudgedFrom
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.monitor import verdict_text
+from tfgpu.report.words import byte_size
 from tfgpu.report.xla_cache import cache_use_line
 
 
@@ -26,7 +27,7 @@ def run_summary(report: RunReport) -> Group:
     )
     peak = f", peak GPU memory {report.peak_memory_bytes / 2**30:.1f} GiB" if report.peak_memory_bytes else ""
     if report.host_memory_peak_bytes:
-        peak += f", peak host memory {_size(report.host_memory_peak_bytes)}"
+        peak += f", peak host memory {byte_size(report.host_memory_peak_bytes)}"
     head = Text(f"\n[tfgpu run] exit status {report.exit_status} after {report.seconds:.1f} s{util}{peak}")
     line = (
         cache_use_line(report.xla_cache, report.xla_cache_directory)
@@ -36,10 +37,6 @@ def run_summary(report: RunReport) -> Group:
     cache = [Text(line, style="cyan")] if line else []
     phases = phase_lines(report.phases, report.judged_from, report.tracing_seconds)
     return Group(head, *cache, *phases, verdict_text(report.verdicts))
-
-
-def _size(size: float) -> str:
-    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.0f} MiB"
 
 
 def phase_lines(

@@ -88,8 +88,9 @@ def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) 
             _finding(console, finding)
     console.print()
     console.print(Text("Versions", style="bold underline"))
-    width = max(len(what) for what, _ in version_rows(diagnosis.facts))
-    for what, version in version_rows(diagnosis.facts):
+    rows = version_rows(diagnosis.facts)
+    width = max(len(what) for what, _ in rows)
+    for what, version in rows:
         console.print(Text(f"   {what:<{width}}  {version}", style="dim"), overflow="fold")
     console.print()
     text, style = headline(diagnosis, static=static)

@@ -12,14 +12,7 @@ from rich.text import Text
 
 from tfgpu.model.xla_cache import CacheListing, CacheUse
 from tfgpu.report.sanitize import printable
-from tfgpu.report.words import counted
-
-
-def _size(size_bytes: float) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size_bytes >= scale:
-            return f"{size_bytes / scale:.1f} {unit}"
-    return f"{size_bytes:.0f} B"
+from tfgpu.report.words import byte_size, counted
 
 
 def _epoch(seconds: float | None) -> str:
@@ -63,12 +56,12 @@ def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
     """``tfgpu cache``: where, how big, for which versions, and the latest runs."""
     now = time.time() if now is None else now
     head = Text(
-        f"XLA cache {printable(listing.root)} ({listing.mode.value}): {_size(listing.size_bytes)} of "
-        f"{_size(listing.limit_bytes)} in {counted(len(listing.directories), 'key')}"
+        f"XLA cache {printable(listing.root)} ({listing.mode.value}): {byte_size(listing.size_bytes)} of "
+        f"{byte_size(listing.limit_bytes)} in {counted(len(listing.directories), 'key')}"
     )
     parts: list[Text | Table] = [head]
     if listing.removed_bytes is not None:
-        parts.append(Text(f"cleared: {_size(listing.removed_bytes)} removed", style="bold"))
+        parts.append(Text(f"cleared: {byte_size(listing.removed_bytes)} removed", style="bold"))
     if listing.directories:
         table = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("key", "TensorFlow", "GPUs", "programs", "size", "last used"):
@@ -81,7 +74,7 @@ def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
                 printable(tf),
                 printable(d.key.part("gpus") or "?"),
                 str(d.programs),
-                _size(d.size_bytes),
+                byte_size(d.size_bytes),
                 used,
             )
         parts.append(table)
