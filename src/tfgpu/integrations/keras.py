@@ -22,6 +22,7 @@ from typing import Any
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
 from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.samples import JudgedFrom, Verdict
+from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
 from tfgpu.monitor.verdict import RunFacts, format_verdicts
@@ -96,11 +97,11 @@ def _make_class() -> type:
             textfile: str | None = None,
         ) -> None:
             super().__init__()
-            if (prometheus_port is not None or textfile) and importlib.util.find_spec("prometheus_client") is None:
+            if (prometheus_port is not None or textfile) and not metrics_available():
                 raise DiagnosticError(
                     "gpumonitor-metrics-missing",
                     "GpuMonitor(prometheus_port=…, textfile=…) exposes metrics through prometheus_client",
-                    hint="pip install 'tfgpu[metrics]'",
+                    hint=METRICS_INSTALL,
                 )
             self.prometheus_port, self.textfile = prometheus_port, textfile
             self.exporter: Any = None

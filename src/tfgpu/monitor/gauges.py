@@ -8,10 +8,19 @@ prometheus_client is the ``metrics`` extra, imported when the gauges are made.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from tfgpu.model.samples import DCGM_LABELS, DCGM_METRICS, GpuSample
 from tfgpu.model.snapshot import Health
+
+METRICS_INSTALL = "pip install 'tfgpu[metrics]'"
+"""How to get prometheus_client, said wherever a Prometheus output is asked for without it."""
+
+
+def metrics_available() -> bool:
+    """Whether prometheus_client can be imported (checked when the option is read, not at the first reading)."""
+    return importlib.util.find_spec("prometheus_client") is not None
 
 
 class DeviceGauges:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import importlib.util
 import os
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import GpuSample, JudgedFrom
+from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
@@ -65,8 +65,8 @@ def _prometheus_sink(
     Raises:
         UsageError: prometheus_client is not installed, or the port cannot be bound.
     """
-    if importlib.util.find_spec("prometheus_client") is None:
-        raise UsageError("--prometheus-port and --textfile need prometheus_client: pip install 'tfgpu[metrics]'")
+    if not metrics_available():
+        raise UsageError(f"--prometheus-port and --textfile need prometheus_client: {METRICS_INSTALL}")
     from tfgpu.monitor.exposition import PrometheusSink
 
     try:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.model.snapshot import Health
+from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.snapshot import take_snapshot
 
 FORMATS = ("json", "csv", "prometheus")
@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Read, judge, print; the exit status is the node's health."""
-    if args.format == "prometheus" and importlib.util.find_spec("prometheus_client") is None:
-        raise UsageError("--format prometheus needs prometheus_client: pip install 'tfgpu[metrics]'")
+    if args.format == "prometheus" and not metrics_available():
+        raise UsageError(f"--format prometheus needs prometheus_client: {METRICS_INSTALL}")
     snapshot = take_snapshot(env.nvml_factory(), env.host or "unknown")
     from tfgpu.report import snapshot as report
 
