@@ -6,7 +6,6 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
@@ -19,7 +18,7 @@ from tfgpu.nvml.client import NvmlClient
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.probe.tf_logs import summarize_error
-from tfgpu.system.files import read_regular, write_atomically
+from tfgpu.system.files import read_regular
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter
 
@@ -215,18 +214,6 @@ def load_previous(path: str) -> dict[str, float]:
         return previous_figures(document)
     except UsageError as exc:
         raise UsageError(f"cannot compare with {path}: {exc}") from None
-
-
-def save_document(path: str, document: str) -> None:
-    """Write a ``--json`` document for a later ``--compare``: whole or not at all, and over a symbolic link, not through it.
-
-    Raises:
-        UsageError: it cannot be written (nothing is left behind).
-    """
-    try:
-        write_atomically(Path(path), document)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def compare(current: BenchmarkResult, previous: Mapping[str, float]) -> dict[str, float]:

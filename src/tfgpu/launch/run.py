@@ -31,7 +31,6 @@ from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import own_port_taken, slurm_tf_config
-from tfgpu.model.errors import DiagnosticError
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
@@ -43,7 +42,7 @@ from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.files import read_regular_or_none, write_atomically
+from tfgpu.system.files import read_regular_or_none
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter, training_python
@@ -460,18 +459,6 @@ def _wait_with_usage(proc: subprocess.Popen[bytes]) -> tuple[int, int | None]:
         return proc.wait(), None
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, usage.ru_maxrss * 1024  # kilobytes on Linux
-
-
-def save_summary(path: str, document: str) -> None:
-    """Write ``run --json FILE``: whole or not at all (the command has run; only the summary is lost).
-
-    Raises:
-        DiagnosticError: it cannot be written.
-    """
-    try:
-        write_atomically(Path(path), document)
-    except OSError as exc:
-        raise DiagnosticError("run-summary-not-written", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _read_phases(path: str | None, started: float) -> tuple[PhaseTimes | None, float | None]:

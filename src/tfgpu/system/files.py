@@ -14,6 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from tfgpu.model.errors import UsageError
+
 
 def _read_prefix(path: str | Path, limit: int) -> bytes:
     """At most ``limit`` bytes from the start of a regular file, opened without blocking.
@@ -86,6 +88,20 @@ def write_atomically(path: Path, text: str) -> None:
         OSError: it cannot be written (nothing is left behind).
     """
     _write_beside(path, text, os.replace)
+
+
+def save_document(path: str, document: str) -> None:
+    """Write a document the user asked for (``--json FILE``, ``--save FILE``): whole or not at all.
+
+    A symbolic link at ``path`` is replaced, not written through.
+
+    Raises:
+        UsageError: it cannot be written (nothing is left behind).
+    """
+    try:
+        write_atomically(Path(path), document)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def write_new(path: Path, text: str) -> None:

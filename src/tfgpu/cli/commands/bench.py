@@ -6,13 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from tfgpu.bench.run import compare, load_previous, run_benchmark, save_document
+from tfgpu.bench.run import compare, load_previous, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.cli.argtypes import positive_seconds, python_interpreter
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import UsageError
 from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.system.files import save_document
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
