@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,3 +49,10 @@ def run_cli(*argv: str, env: CliEnvironment | None = None) -> CliResult:
     status = main(list(argv), env)
     assert isinstance(env.stdout, io.StringIO) and isinstance(env.stderr, io.StringIO)
     return CliResult(env.stdout.getvalue(), env.stderr.getvalue(), status)
+
+
+def tfgpu_child(*args: str, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``python -m tfgpu ARGS`` in a real child process, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "tfgpu", *args], capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+    )

@@ -11,14 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.fakes.cli import tfgpu_child
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
-
-
-def tfgpu(*args: str, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tfgpu", *args], capture_output=True, text=True, timeout=timeout, **kwargs
-    )
 
 
 def shell(command: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,12 +30,12 @@ PY = f"{sys.executable} -m tfgpu"
 
 
 def test_a_closed_or_missing_stdout_and_an_ascii_locale_are_not_failures():
-    static = tfgpu("doctor", "--static").returncode  # 3 on this CPU machine: its own verdict
+    static = tfgpu_child("doctor", "--static").returncode  # 3 on this CPU machine: its own verdict
     head = shell(f"{PY} doctor --static | head -1; echo ${{PIPESTATUS[0]}} >&2")
     assert head.stderr.strip().splitlines()[-1] == str(static) and "Traceback" not in head.stderr
     closed = shell(f"{PY} doctor --static >&-")
     assert closed.returncode == static and "Traceback" not in closed.stderr
-    ascii_run = tfgpu("doctor", "--static", env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    ascii_run = tfgpu_child("doctor", "--static", env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert ascii_run.returncode == static and "UnicodeEncodeError" not in ascii_run.stderr
 
 
@@ -61,7 +56,7 @@ def test_run_piped_into_head_keeps_the_childs_status_and_does_not_hang():
     ],
 )
 def test_bad_run_arguments_are_usage_errors(args, message):
-    result = tfgpu(*args)
+    result = tfgpu_child(*args)
     assert result.returncode == 2 and message in result.stderr and "internal error" not in result.stderr
 
 
@@ -109,10 +104,10 @@ def test_doctor_from_refuses_huge_deep_and_overflowing_reports_quickly(tmp_path)
     (tmp_path / "a").mkdir()
     for path in (saved_report(tmp_path / "a", huge), str(deep)):
         start = time.monotonic()
-        result = tfgpu("doctor", "--from", path)
+        result = tfgpu_child("doctor", "--from", path)
         assert result.returncode == 2 and "internal error" not in result.stderr and time.monotonic() - start < 30
     (tmp_path / "b").mkdir()
-    result = tfgpu("doctor", "--from", saved_report(tmp_path / "b", overflowing))
+    result = tfgpu_child("doctor", "--from", saved_report(tmp_path / "b", overflowing))
     assert result.returncode == 2 and "64 bits" in result.stderr
 
 
@@ -125,12 +120,12 @@ def test_escape_sequences_from_a_report_or_a_log_never_reach_the_terminal(tmp_pa
 
     report = saved_report(tmp_path, poisoned)
     for fmt in ((), ("--markdown",)):
-        out = tfgpu("doctor", "--from", report, *fmt)
+        out = tfgpu_child("doctor", "--from", report, *fmt)
         assert "\x1b" not in out.stdout and "\x9b" not in out.stdout and "\u202e" not in out.stdout
         assert "\\x1b]0;owned" in out.stdout
     log = tmp_path / "evil.log"
     log.write_text(f"E0000 00:00:1 2 cuda_dnn.cc:1] Could not load library libnvrtc.so.12. Error: {evil}\n")
-    explained = tfgpu("explain", "--no-facts", str(log))
+    explained = tfgpu_child("explain", "--no-facts", str(log))
     assert explained.returncode == 3 and "\x1b" not in explained.stdout and "\x9b" not in explained.stdout
 
 
@@ -181,7 +176,7 @@ def test_a_utf16_log_and_an_error_after_thousands_of_redraws_are_read(tmp_path):
     line = "E0000 00:00:1 2 cuda_dnn.cc:1] Could not load library libnvrtc.so.12. Error: no such file\r\n"
     utf16 = tmp_path / "powershell.log"
     utf16.write_bytes(line.encode("utf-16"))
-    assert "cudnn-nvrtc-not-loaded" in tfgpu("explain", "--no-facts", "--json", str(utf16)).stdout
+    assert "cudnn-nvrtc-not-loaded" in tfgpu_child("explain", "--no-facts", "--json", str(utf16)).stdout
     redraws = tmp_path / "progress.log"
     redraws.write_text("".join(f"\r{i}/3000 [====>....] - loss: 0.1" for i in range(3000)) + "\r" + line)
-    assert "cudnn-nvrtc-not-loaded" in tfgpu("explain", "--no-facts", "--json", str(redraws)).stdout
+    assert "cudnn-nvrtc-not-loaded" in tfgpu_child("explain", "--no-facts", "--json", str(redraws)).stdout

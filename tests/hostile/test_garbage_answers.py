@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.fakes.cli import tfgpu_child
 from tests.fakes.clock import FakeClock
 from tests.fakes.nvml import FakeNvml
 from tests.fakes.probe import FakeProbe
@@ -52,14 +53,7 @@ def test_nvidia_smi_printing_inf_or_nan_gives_unavailable_readings():
 def test_the_doctor_with_such_an_nvidia_smi_on_path_reports_no_collector_crash(tmp_path, kind):
     unstartable(tmp_path, kind)
     env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "tfgpu", "doctor", "--static", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-        check=False,
-    )
+    done = tfgpu_child("doctor", "--static", "--json", timeout=90, env=env)
     ids = [f["id"] for f in json.loads(done.stdout)["findings"]]
     assert not any(i.startswith("collector-") for i in ids) and "collector crashed" not in done.stdout
 

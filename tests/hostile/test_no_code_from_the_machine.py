@@ -8,10 +8,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.fakes.cli import tfgpu_child
 from tests.fakes.machines import tf_gpu_site
 
 CONSTRUCTORS = {
@@ -42,14 +42,7 @@ def test_doctor_static_never_loads_a_library_it_inspects(tmp_path, behaviour):
     site.mkdir()
     tf_gpu_site(site, drop=("nvidia/cudnn/",))
     env = dict(os.environ, CONDA_PREFIX=str(prefix), PYTHONPATH=str(site))
-    result = subprocess.run(
-        [sys.executable, "-m", "tfgpu", "doctor", "--static", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    result = tfgpu_child("doctor", "--static", "--json", env=env)
     assert result.returncode in (0, 3), (result.returncode, result.stderr[-2000:])
     doc = json.loads(result.stdout)  # a whole report, not an empty one
     assert doc["command"] == "doctor" and doc["findings"]
