@@ -16,6 +16,7 @@ from tfgpu.model.codec import encode
 from tfgpu.model.snapshot import Snapshot
 from tfgpu.monitor.gauges import DeviceGauges
 from tfgpu.report.envelope import command_document, render_document
+from tfgpu.report.sanitize import printable_tree
 
 SNAPSHOT_SCHEMA_VERSION = 1
 CSV_COLUMNS = (
@@ -46,6 +47,7 @@ def render_snapshot_json(snapshot: Snapshot) -> str:
 
 def render_snapshot_csv(snapshot: Snapshot) -> str:
     """A header and one row per GPU (none when NVML could not be read: the exit status says it)."""
+    snapshot = printable_tree(snapshot)  # names and UUIDs come from the driver: no control character reaches a terminal
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -59,6 +61,7 @@ def render_snapshot_csv(snapshot: Snapshot) -> str:
 
 def render_snapshot_prometheus(snapshot: Snapshot) -> str:
     """The text exposition format, from a registry of its own (nothing global is touched)."""
+    snapshot = printable_tree(snapshot)
     from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
     registry = CollectorRegistry()

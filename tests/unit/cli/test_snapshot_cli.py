@@ -74,3 +74,9 @@ def test_prometheus_text_reads_back_with_dcgms_names_and_join_labels():
     }
     assert families["tfgpu_gpu_health"].samples[0].value == 0
     assert families["tfgpu_node_health"].samples[0].value == 0
+
+
+@pytest.mark.parametrize("fmt", ["csv", "prometheus"])
+def test_a_gpu_name_with_control_characters_reaches_the_terminal_escaped(fmt):
+    result = snapshot(FakeGpu(name="H200\x1b]0;owned\x07"), fmt=fmt)
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout and "\\x1b" in result.stdout
