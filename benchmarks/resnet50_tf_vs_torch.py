@@ -15,7 +15,11 @@ wheel). Settings:
     nobias     fused, and the convolutions' biases removed (each is followed by a batch norm,
                which subtracts it again: the same function, one op less per layer)
     spe        fused, and fit(steps_per_execution=10): ten steps per host call
+    auto       an unmodified script under tfgpu.setup(): Keras's own batch norm and Keras's default
+               jit_compile ("auto": XLA on a GPU), with tfgpu's XLA cache and lever
     xla        fused, and jit_compile=True (the first step's compile time is reported)
+    xla-fit    xla through fit() (tf.data copies the batch in each step): the base of xla-spe
+    xla-spe    xla-fit with steps_per_execution=10: XLA runs ten steps per host call
 
     python benchmarks/resnet50_tf_vs_torch.py [--settings keras,fused] [--precisions float32,mixed_bfloat16]
         [--profile] [--no-torch] [--timeout 300] [--json FILE]
@@ -31,10 +35,33 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SETTINGS = ("keras", "fused", "nobias", "spe", "xla")
+
+@dataclass(frozen=True)
+class Setting:
+    """One lever combination: the batch norm tfgpu.setup() gets, Keras's jit_compile, and the loop."""
+
+    batchnorm: str | None  # tfgpu.setup(batchnorm=...); None: tfgpu.setup() is not called
+    jit_compile: bool | str
+    steps_per_execution: int = 1
+    fit: bool = False  # fit() on a tf.data pipeline, not train_on_batch on the GPU-resident batch
+    nobias: bool = False
+
+
+SETTINGS = {
+    "keras": Setting(None, False),
+    "fused": Setting("fused", False),
+    "nobias": Setting("fused", False, nobias=True),
+    "spe": Setting("fused", False, steps_per_execution=10, fit=True),
+    "auto": Setting("keras", "auto"),
+    "xla": Setting("fused", True),
+    "xla-fit": Setting("fused", True, fit=True),
+    "xla-spe": Setting("fused", True, steps_per_execution=10, fit=True),
+}
+DEFAULT_SETTINGS = "keras,fused,nobias,spe"
 PROFILED_STEPS = 3
 PROFILE_ROOT = "/tmp/tfgpu-profile"
 """Each profile's directory, with gpu-planes.xplane.pb: the GPU planes alone (scripts/h200_issue16.sh keeps them)."""
@@ -71,22 +98,23 @@ def train(setting: str, precision: str, batch: int, steps: int, profile_dir: str
 
     import tfgpu
 
-    if setting != "keras":
-        tfgpu.setup(batchnorm="fused")
+    lever = SETTINGS[setting]
+    if lever.batchnorm:
+        tfgpu.setup(batchnorm=lever.batchnorm)
     keras.mixed_precision.set_global_policy(precision)
     keras.utils.set_random_seed(0)
-    model = build_model(keras, setting == "nobias")
-    spe = 10 if setting == "spe" else 1
+    model = build_model(keras, lever.nobias)
+    spe = lever.steps_per_execution
     model.compile(
         optimizer="sgd",
         loss="sparse_categorical_crossentropy",
-        jit_compile=setting == "xla",
+        jit_compile=lever.jit_compile,
         steps_per_execution=spe,
     )
     with tf.device("/GPU:0"):
         x = tf.random.uniform((batch, 224, 224, 3))
         y = tf.random.uniform((batch,), maxval=1000, dtype=tf.int32)
-    if spe > 1:  # steps_per_execution needs fit(), whose tf.data copies the batch from the host every step
+    if lever.fit:  # steps_per_execution needs fit(), whose tf.data copies the batch from the host every step
         data = tf.data.Dataset.from_tensors((x, y)).repeat()
 
         def run(steps: int) -> None:
@@ -317,7 +345,7 @@ def print_profile(profile: dict[str, Any] | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--settings", default=",".join(SETTINGS[:4]))
+    parser.add_argument("--settings", default=DEFAULT_SETTINGS)
     parser.add_argument("--precisions", default="float32,mixed_bfloat16")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--steps", type=int, default=30, help="timed steps (a multiple of 10 for spe)")
@@ -325,7 +353,7 @@ def main() -> None:
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", metavar="FILE")
-    parser.add_argument("--child", choices=SETTINGS, help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=sorted(SETTINGS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     precisions = args.precisions.split(",")
     if args.child:
