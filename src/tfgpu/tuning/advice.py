@@ -94,6 +94,37 @@ def xla_break_even(result: TuneResult) -> str | None:
     )
 
 
+def xla_unmeasured(result: TuneResult) -> bool:
+    """The start compiles with XLA and no XLA trial gave a rate (the budget ran out, it failed or was skipped)."""
+    return _jit(result.start_config.jit_compile) is True and not any(
+        t.step == "XLA" and t.samples_per_second for t in result.trials
+    )
+
+
+def recommended(result: TuneResult, winner: TrialConfig) -> TrialConfig:
+    """The configuration to recommend: the winner, keeping the script's XLA when XLA was never measured.
+
+    The trials run without XLA until the last one: a winner measured only without it says nothing
+    about the script's own (XLA) rate, so switching XLA off would be an unmeasured change (on the
+    H200, ResNet-50 under XLA ran 2x the non-XLA winner).
+    """
+    return replace(winner, jit_compile=result.start_config.jit_compile) if xla_unmeasured(result) else winner
+
+
+def xla_unmeasured_note(result: TuneResult) -> str | None:
+    """What the recommendation leaves alone when the script's XLA could not be compared."""
+    if not xla_unmeasured(result):
+        return None
+    xla = next((t for t in result.trials if t.step == "XLA"), None)
+    why = f" ({xla.outcome.value}: {xla.reason})" if xla is not None and xla.reason else ""
+    return (
+        f"XLA (on in the script: jit_compile={result.start_config.jit_compile!r}) gave no figure{why}, so the "
+        "trials, all measured without it, cannot say whether to switch it off: the change above keeps it. Tune "
+        "with a longer --budget to compare; a second tune of the same model loads XLA's programs from the cache "
+        "instead of compiling them."
+    )
+
+
 def precision_note(result: TuneResult) -> str | None:
     """When every mixed policy tried lost to float32 on a busy GPU: the kernels, not the input, set the pace.
 

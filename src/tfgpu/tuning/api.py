@@ -17,7 +17,15 @@ from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import ServingRunner, worker_runner
 from tfgpu.system.files import read_regular
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
-from tfgpu.tuning.advice import batch_caveat, batchnorm_note, code_change, precision_note, xla_break_even
+from tfgpu.tuning.advice import (
+    batch_caveat,
+    batchnorm_note,
+    code_change,
+    precision_note,
+    recommended,
+    xla_break_even,
+    xla_unmeasured_note,
+)
 from tfgpu.tuning.run import TrialRunner
 from tfgpu.tuning.search import search
 
@@ -165,13 +173,13 @@ def search_script(
 
 def tune_report(result: TuneResult, processes: int) -> TuneReport:
     """The change to make and the notes that apply; a gain within the noise changes nothing."""
-    winner = result.best.config if result.beats_noise else result.start_config
+    winner = recommended(result, result.best.config if result.beats_noise else result.start_config)
     return TuneReport(
         result,
         processes,
         code_change(result.start_config, winner),
         batch_caveat(result.start_config, winner),
-        xla_break_even(result),
+        xla_break_even(result) or xla_unmeasured_note(result),
         precision_note(result),
         batchnorm_note(result),
     )

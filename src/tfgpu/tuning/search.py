@@ -50,6 +50,10 @@ BASELINE_MIN_SECONDS = 60.0
 """The start is always measured (nothing can be compared without it), for up to a third of the
 budget but at least this long (it includes importing TensorFlow: ~13 s on the H200)."""
 MAX_BATCH = 1 << 16
+XLA_RESERVE_SHARE = 0.3
+XLA_RESERVE_MIN_SECONDS = 60.0
+"""When the start compiles with XLA, this share of the budget (at least this long, at most half) is
+kept for the XLA trial: ResNet-50's compilation took 38-47 s on the H200."""
 HEADROOM = 0.9
 """A batch whose peak use of GPU memory is above this share counts as not fitting: fragmentation,
 a longer sequence or a validation pass would push it over."""
@@ -70,6 +74,24 @@ def _numerically_close(candidate: Trial, reference: Trial, tolerance: float) -> 
     return abs(candidate.loss - reference.loss) <= tolerance * max(abs(reference.loss), 1e-8)
 
 
+def xla_reserve_seconds(baseline: TrialConfig, budget_seconds: float) -> float:
+    """The seconds kept back for the XLA trial: the start compiles with XLA, so it must be compared with XLA.
+
+    On the H200 a 5-minute tune of Keras's ResNet-50 spent its budget on the other dimensions and
+    gave XLA 34 s, less than its compilation (38-47 s), while XLA was 2x the winner's rate: the
+    recommendation would have switched the script's XLA off. A start without XLA reserves nothing
+    (XLA is tried with what is left).
+    """
+    if not _jit_on(baseline.jit_compile):
+        return 0.0
+    return min(budget_seconds / 2, max(XLA_RESERVE_MIN_SECONDS, budget_seconds * XLA_RESERVE_SHARE))
+
+
+def _jit_on(value: bool | str) -> bool:
+    """Keras's "auto" is XLA on a GPU, as True is."""
+    return value is True or value == "auto"
+
+
 def search(
     baseline: TrialConfig,
     measure: Measure,
@@ -88,71 +110,119 @@ def search(
     ``on_best`` each new best after it (the recommendation so far). ``new_process`` makes the
     next trial start a fresh TensorFlow process: with it, the winner is measured again there.
     """
-    start = clock()
-    trials: list[Trial] = []
-    pending: list[int] = []
-    quickest: float | None = None  # wall time of the quickest trial that finished
-    took: dict[int, float] = {}  # wall time of each trial, by id()
-    plain = replace(baseline, jit_compile=False)
-    best = Trial("start", plain, TrialOutcome.PENDING)  # until the start is measured: never announced
-    announced: Trial | None = None
+    state = _Search(baseline, measure, budget_seconds, loss_tolerance, clock, on_trial, on_best)
+    first = state.start()
+    if first.outcome is not TrialOutcome.OK:
+        state.settle()
+        return TuneResult(tuple(state.trials), first, first, state.elapsed(), baseline)
+    state.input_pipeline()
+    state.batchnorm()
+    state.precision(mixed_policies)
+    state.batch_size()
+    state.steps_per_execution()
+    state.xla()
+    state.allocator()
+    confirmation = state.confirm(new_process) if new_process is not None else None
+    state.settle()
+    return TuneResult(tuple(state.trials), first, state.best, state.elapsed(), baseline, confirmation=confirmation)
 
-    def settle() -> None:
-        nonlocal announced
-        while pending:
-            index = pending.pop(0)
-            if on_trial:
-                on_trial(trials[index])
-        if on_best and best is not announced and best.outcome is TrialOutcome.OK:
-            on_best(best)
-            announced = best
 
-    def record(trial: Trial) -> Trial:
-        trials.append(trial)
-        pending.append(len(trials) - 1)
+class _Search:
+    """One search's state: the trials so far, the best, the budget, and what the callbacks have been told.
+
+    Each dimension is a method that runs its trials and leaves ``best`` at the fastest kept.
+    """
+
+    def __init__(
+        self,
+        baseline: TrialConfig,
+        measure: Measure,
+        budget_seconds: float,
+        loss_tolerance: float,
+        clock: Callable[[], float],
+        on_trial: Callable[[Trial], None] | None,
+        on_best: Callable[[Trial], None] | None,
+    ) -> None:
+        self.baseline, self.measure, self.budget = baseline, measure, budget_seconds
+        self.loss_tolerance, self.clock = loss_tolerance, clock
+        self.on_trial, self.on_best = on_trial, on_best
+        self.began = clock()
+        self.reserve = xla_reserve_seconds(baseline, budget_seconds)
+        self.trials: list[Trial] = []
+        self.pending: list[int] = []
+        self.quickest: float | None = None  # wall time of the quickest trial that finished
+        self.took: dict[int, float] = {}  # wall time of each trial, by id()
+        self.plain = replace(baseline, jit_compile=False)
+        self.first = self.best = Trial("start", self.plain, TrialOutcome.PENDING)  # never announced while pending
+        self.announced: Trial | None = None
+
+    def elapsed(self) -> float:
+        return self.clock() - self.began
+
+    def settle(self) -> None:
+        """Tell on_trial about each trial whose fate is decided, then on_best about a new best."""
+        while self.pending:
+            index = self.pending.pop(0)
+            if self.on_trial:
+                self.on_trial(self.trials[index])
+        if self.on_best and self.best is not self.announced and self.best.outcome is TrialOutcome.OK:
+            self.on_best(self.best)
+            self.announced = self.best
+
+    def record(self, trial: Trial) -> Trial:
+        self.trials.append(trial)
+        self.pending.append(len(self.trials) - 1)
         return trial
 
     def run(
-        step: str, config: TrialConfig, timeout: float | None = None, needs: tuple[float, str] | None = None
+        self,
+        step: str,
+        config: TrialConfig,
+        timeout: float | None = None,
+        needs: tuple[float, str] | None = None,
+        reserve: float | None = None,
     ) -> Trial:
         """A trial within the budget left (or ``timeout``, for the start), skipped when it cannot fit.
 
         ``needs``: the seconds this trial is expected to take and why, when more than the quickest's.
+        ``reserve``: seconds of the budget this trial may not use (the XLA trial's, by default).
         """
-        nonlocal quickest
-        settle()
-        left = budget_seconds - (clock() - start)
+        self.settle()
+        kept_back = self.reserve if reserve is None else reserve
+        left = self.budget - self.elapsed() - kept_back
         if timeout is None:
             why = None
             if left <= 0:
-                why = "time budget spent"
+                why = "time budget spent" + (f" ({kept_back:.0f} s are kept for the XLA trial)" if kept_back else "")
             elif needs is not None and left < needs[0]:
                 why = f"{left:.0f} s left, {needs[1]}"
-            elif quickest is not None and left < quickest:
-                why = f"{left:.0f} s left, the quickest trial took {quickest:.0f} s"
+            elif self.quickest is not None and left < self.quickest:
+                why = f"{left:.0f} s left, the quickest trial took {self.quickest:.0f} s"
             if why:
-                return record(Trial(step, config, TrialOutcome.SKIPPED, reason=why))
-        began = clock()
-        trial = measure(step, config, left if timeout is None else timeout)
-        took[id(trial)] = clock() - began
+                return self.record(Trial(step, config, TrialOutcome.SKIPPED, reason=why))
+        began = self.clock()
+        trial = self.measure(step, config, left if timeout is None else timeout)
         if trial.outcome is TrialOutcome.TIMEOUT and timeout is None:
             trial = replace(trial, reason=f"the time budget ran out during the trial ({trial.reason})")
-            took[id(trial)] = clock() - began
+        seconds = self.took[id(trial)] = self.clock() - began
         if trial.outcome in (TrialOutcome.OK, TrialOutcome.OOM):
-            quickest = took[id(trial)] if quickest is None else min(quickest, took[id(trial)])
-        return record(trial)
+            self.quickest = seconds if self.quickest is None else min(self.quickest, seconds)
+        return self.record(trial)
 
-    def mark(trial: Trial, outcome: TrialOutcome, reason: str) -> None:
-        trials[trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
+    def mark(self, trial: Trial, outcome: TrialOutcome, reason: str) -> None:
+        self.trials[self.trials.index(trial)] = replace(trial, outcome=outcome, reason=reason)
 
-    def reject(trial: Trial, reason: str, gain: float) -> None:
+    def reject(self, trial: Trial, reason: str, gain: float) -> None:
         """Not kept: "slower", or "no-gain" when faster by less than ``gain`` (inside run-to-run noise)."""
-        if (trial.samples_per_second or 0.0) >= (best.samples_per_second or 0.0):
-            mark(trial, TrialOutcome.NO_GAIN, f"less than {gain - 1:.0%} faster than the best: not worth the change")
+        if (trial.samples_per_second or 0.0) >= (self.best.samples_per_second or 0.0):
+            self.mark(
+                trial, TrialOutcome.NO_GAIN, f"less than {gain - 1:.0%} faster than the best: not worth the change"
+            )
         else:
-            mark(trial, TrialOutcome.SLOWER, reason)
+            self.mark(trial, TrialOutcome.SLOWER, reason)
 
     def keep_if_faster(
+        self,
         step: str,
         config: TrialConfig,
         slower: str,
@@ -160,127 +230,132 @@ def search(
         reference: Trial | None = None,
         gain: float = 1.02,
         needs: tuple[float, str] | None = None,
-    ) -> Trial:
-        """Run a variant of the best and return the new best: the variant when it is ``gain`` times faster.
+        reserve: float | None = None,
+    ) -> None:
+        """Run a variant of the best and make it the best when it is ``gain`` times faster.
 
         With ``numerics_note`` the variant must also end at a loss close to ``reference``'s (the
         best's by default), since lower precision and XLA may change the numbers, not only the speed.
         """
-        trial = run(step, config, needs=needs)
-        ref = reference or best
+        trial = self.run(step, config, needs=needs, reserve=reserve)
+        ref = reference or self.best
         if (
             numerics_note is not None
             and trial.outcome is TrialOutcome.OK
-            and not _numerically_close(trial, ref, loss_tolerance)
+            and not _numerically_close(trial, ref, self.loss_tolerance)
         ):
-            mark(trial, TrialOutcome.NUMERICALLY_OFF, f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
-            return best
-        if _better(trial, best, gain):
-            return trial
-        if trial.outcome is TrialOutcome.OK:
-            reject(trial, slower, gain)
-        return best
+            self.mark(trial, TrialOutcome.NUMERICALLY_OFF, f"loss {trial.loss:.4g} vs {ref.loss:.4g}{numerics_note}")
+        elif _better(trial, self.best, gain):
+            self.best = trial
+        elif trial.outcome is TrialOutcome.OK:
+            self.reject(trial, slower, gain)
 
-    def too_full(trial: Trial) -> bool:
+    def too_full(self, trial: Trial) -> bool:
         """Fits, but without the headroom: kept as data, treated like an OOM."""
         if trial.outcome is not TrialOutcome.OK or (trial.memory_peak_fraction or 0.0) <= HEADROOM:
             return False
-        mark(
+        self.mark(
             trial,
             TrialOutcome.MEMORY_HEADROOM,
             f"TF's allocator peaked at {trial.memory_peak_fraction:.0%} of GPU memory",
         )
         return True
 
-    step = "start" if plain == baseline else "start, XLA off (tried last)"
-    first = run(step, plain, max(BASELINE_MIN_SECONDS, budget_seconds * BASELINE_SHARE))
-    if first.outcome is not TrialOutcome.OK:
-        settle()
-        return TuneResult(tuple(trials), first, first, clock() - start, baseline)
-    best = first
+    def start(self) -> Trial:
+        """The start, XLA off (judged last), whatever the budget: for up to a third of it, at least a minute."""
+        step = "start" if self.plain == self.baseline else "start, XLA off (tried last)"
+        timeout = max(BASELINE_MIN_SECONDS, self.budget * BASELINE_SHARE)
+        self.first = self.run(step, self.plain, timeout)
+        if self.first.outcome is TrialOutcome.OK:
+            self.best = self.first
+        return self.first
 
-    for pipeline in ("tf.data", "tf.data+cache", "tf.data+device"):
-        config = replace(best.config, input=pipeline)
-        if pipeline == "tf.data+cache" and best.data == "arrays":
-            settle()
-            record(
-                Trial(
-                    "input pipeline",
-                    config,
-                    TrialOutcome.SKIPPED,
-                    reason="the data are arrays in memory: cache() saves nothing",
-                )
+    def input_pipeline(self) -> None:
+        for pipeline in ("tf.data", "tf.data+cache", "tf.data+device"):
+            config = replace(self.best.config, input=pipeline)
+            if pipeline == "tf.data+cache" and self.best.data == "arrays":
+                self.settle()
+                reason = "the data are arrays in memory: cache() saves nothing"
+                self.record(Trial("input pipeline", config, TrialOutcome.SKIPPED, reason=reason))
+                continue
+            self.keep_if_faster("input pipeline", config, "no faster than the current best")
+
+    def batchnorm(self) -> None:
+        """Keras 3 normalises with separate elementwise ops on TensorFlow; cuDNN's fused kernel made
+        ResNet-50 1.9x faster on the H200 (docs/performance.md §5b). Only for models that have it."""
+        if self.first.batchnorm_layers:
+            self.keep_if_faster(
+                "batch normalization",
+                replace(self.best.config, batchnorm="fused"),
+                "no faster than Keras's own",
+                numerics_note=" with Keras's batch normalization",
             )
-            continue
-        best = keep_if_faster("input pipeline", config, "no faster than the current best")
 
-    # Keras 3 normalises with separate elementwise ops on TensorFlow; cuDNN's fused kernel made
-    # ResNet-50 1.9x faster on the H200 (docs/performance.md §5b). Only for models that have it.
-    if first.batchnorm_layers:
-        config = replace(best.config, batchnorm="fused")
-        best = keep_if_faster(
-            "batch normalization",
-            config,
-            "no faster than Keras's own",
-            numerics_note=" with Keras's batch normalization",
-        )
+    def precision(self, mixed_policies: Sequence[str]) -> None:
+        """Both mixed policies where the GPU has both: which is faster depends on the model and on
+        TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one)."""
+        full_precision = self.best
+        for policy in mixed_policies:
+            self.keep_if_faster(
+                "precision",
+                replace(full_precision.config, precision=policy),
+                "no faster than the best so far",
+                numerics_note=" in float32",
+                reference=full_precision,
+            )
 
-    # Both mixed policies where the GPU has both: which is faster depends on the model and on
-    # TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one).
-    full_precision = best
-    for policy in mixed_policies:
-        config = replace(full_precision.config, precision=policy)
-        best = keep_if_faster(
-            "precision", config, "no faster than the best so far", numerics_note=" in float32", reference=full_precision
-        )
+    def batch_size(self) -> None:
+        """Double while it pays; after an OOM (or no headroom), bisect to the largest batch that fits."""
+        fits, too_big = self.best.config.batch_size, None
+        while fits * 2 <= MAX_BATCH:
+            trial = self.run("batch size", replace(self.best.config, batch_size=fits * 2))
+            if trial.outcome is TrialOutcome.OOM or self.too_full(trial):
+                too_big = fits * 2
+                break
+            if trial.outcome is not TrialOutcome.OK:
+                break
+            if not _better(trial, self.best, MIN_GAIN):
+                self.reject(trial, "slower than half the batch", MIN_GAIN)
+                break
+            self.best, fits = trial, fits * 2
+        while too_big is not None and too_big - fits > max(8, fits // 4):
+            middle = (fits + too_big) // 2 // 8 * 8
+            trial = self.run("batch size (bisect)", replace(self.best.config, batch_size=middle))
+            if trial.outcome is TrialOutcome.OOM or self.too_full(trial):
+                too_big = middle
+            elif trial.outcome is TrialOutcome.OK:
+                fits = middle
+                if _better(trial, self.best):
+                    self.best = trial
+            else:
+                break
 
-    fits, too_big = best.config.batch_size, None
-    while fits * 2 <= MAX_BATCH:
-        trial = run("batch size", replace(best.config, batch_size=fits * 2))
-        if trial.outcome is TrialOutcome.OOM or too_full(trial):
-            too_big = fits * 2
-            break
-        if trial.outcome is not TrialOutcome.OK:
-            break
-        if not _better(trial, best, MIN_GAIN):
-            reject(trial, "slower than half the batch", MIN_GAIN)
-            break
-        best, fits = trial, fits * 2
-    while too_big is not None and too_big - fits > max(8, fits // 4):
-        middle = (fits + too_big) // 2 // 8 * 8
-        trial = run("batch size (bisect)", replace(best.config, batch_size=middle))
-        if trial.outcome is TrialOutcome.OOM or too_full(trial):
-            too_big = middle
-        elif trial.outcome is TrialOutcome.OK:
-            fits = middle
-            if _better(trial, best):
-                best = trial
-        else:
-            break
+    def steps_per_execution(self) -> None:
+        for steps in (8, 32):
+            self.keep_if_faster("steps_per_execution", replace(self.best.config, steps_per_execution=steps), "no faster")
 
-    for steps in (8, 32):
-        best = keep_if_faster("steps_per_execution", replace(best.config, steps_per_execution=steps), "no faster")
+    def xla(self) -> None:
+        """On the winner, with the budget kept back for it."""
+        config = replace(self.best.config, jit_compile=True)
+        self.keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="", reserve=0.0)
 
-    config = replace(best.config, jit_compile=True)
-    best = keep_if_faster("XLA", config, "jit_compile=True no faster", numerics_note="")
-
-    def fresh_process_needs(what: str) -> tuple[float, str]:
+    def fresh_process_needs(self, what: str) -> tuple[float, str]:
         """A trial in a new process imports TensorFlow and compiles again: about the start's and the winner's time."""
-        seconds = took.get(id(first), 0.0) + took.get(id(best), 0.0)
+        seconds = self.took.get(id(self.first), 0.0) + self.took.get(id(self.best), 0.0)
         return seconds, f"{what} need about {seconds:.0f} s"
 
-    # Last: the allocator is read when TensorFlow starts, so this trial needs a process of its own.
-    config = replace(best.config, allocator="cuda_malloc_async")
-    needs = fresh_process_needs("a new TensorFlow process and the winner's trial")
-    best = keep_if_faster("allocator", config, "no faster than the BFC allocator", needs=needs)
+    def allocator(self) -> None:
+        """Last: the allocator is read when TensorFlow starts, so this trial needs a process of its own."""
+        needs = self.fresh_process_needs("a new TensorFlow process and the winner's trial")
+        config = replace(self.best.config, allocator="cuda_malloc_async")
+        self.keep_if_faster("allocator", config, "no faster than the BFC allocator", needs=needs, reserve=0.0)
 
-    # The winner again, in a fresh process: on the H200 one configuration measured 9% apart in two
-    # TensorFlow processes while each stated ±2% between its epochs, so a figure to expect, and the
-    # noise a gain must beat, need two processes.
-    confirmation = None
-    if new_process is not None and best is not first:
-        needs = fresh_process_needs("a fresh process and the winner's trial")
+    def confirm(self, new_process: Callable[[], None]) -> Trial | None:
+        """The winner again, in a fresh process: on the H200 one configuration measured 9% apart in two
+        TensorFlow processes while each stated ±2% between its epochs, so a figure to expect, and the
+        noise a gain must beat, need two processes."""
+        if self.best is self.first:
+            return None
+        needs = self.fresh_process_needs("a fresh process and the winner's trial")
         new_process()
-        confirmation = run("confirm", best.config, needs=needs)
-    settle()
-    return TuneResult(tuple(trials), first, best, clock() - start, baseline, confirmation=confirmation)
+        return self.run("confirm", self.best.config, needs=needs, reserve=0.0)

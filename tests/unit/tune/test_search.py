@@ -205,7 +205,8 @@ def test_later_trials_get_the_budget_left_and_none_starts_that_cannot_finish():
         now[0] += 30.0  # every trial takes 30 s
         return plain(step, config, timeout)
 
-    result = search(TrialConfig(batch_size=64), measure, budget_seconds=100, mixed_policies=(), clock=lambda: now[0])
+    start = TrialConfig(batch_size=64, jit_compile=False)  # nothing kept back for XLA
+    result = search(start, measure, budget_seconds=100, mixed_policies=(), clock=lambda: now[0])
     assert [c[2] for c in calls] == [60.0, 70.0, 40.0]  # the start's floor, then what is left
     skipped = [t for t in result.trials if t.outcome == "skipped"]
     assert skipped and skipped[0].reason == "10 s left, the quickest trial took 30 s"
@@ -329,11 +330,12 @@ def test_no_confirmation_when_nothing_won_or_the_budget_is_short():
         now[0] += 10.0
         return measure(step, config, timeout)
 
-    full = search(TrialConfig(batch_size=64), slow, budget_seconds=1e9, mixed_policies=(), clock=lambda: now[0])
+    start = TrialConfig(batch_size=64, jit_compile=False)  # no budget kept back for XLA
+    full = search(start, slow, budget_seconds=1e9, mixed_policies=(), clock=lambda: now[0])
     before_confirm = now[0]  # what every trial but the confirmation takes, then 15 s: less than start + winner
     now[0] = 0.0
     short = search(
-        TrialConfig(batch_size=64),
+        start,
         slow,
         budget_seconds=before_confirm + 15,
         mixed_policies=(),
@@ -364,3 +366,37 @@ def test_a_single_trial_declares_no_winner():
     assert winner_line(TuneResult((start,), start, start, 30.0)).startswith(
         "Only the starting configuration was measured"
     )
+
+
+def test_a_start_with_xla_keeps_budget_for_the_xla_trial_as_the_h200_resnet50_tune_needed():
+    # On the H200 a 300 s tune of ResNet-50 (jit_compile="auto") left XLA 34 s, less than its
+    # compilation, while XLA was 2x the winner: the other dimensions now stop at 210 s.
+    now = [0.0]
+    calls: list = []
+    plain = fake_measure(calls=calls, xla_gain=2.0)
+
+    def measure(step, config, timeout):
+        now[0] += 60.0 if config.jit_compile is True else 30.0
+        return plain(step, config, timeout)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=300, mixed_policies=(), clock=lambda: now[0])
+    xla = next(c for c in calls if c[0] == "XLA")
+    assert xla[2] >= 90.0 and all(now_timeout <= 210.0 for step, _, now_timeout in calls if step != "XLA")
+    assert result.best.config.jit_compile is True
+    kept = [t for t in result.trials if t.outcome == "skipped" and t.step != "allocator"]
+    assert kept and all("XLA" in t.reason or "quickest" in t.reason for t in kept)
+
+
+def test_an_unmeasured_xla_is_not_switched_off_by_the_recommendation():
+    from tfgpu.tuning.api import tune_report
+
+    def measure(step, config, timeout):
+        if config.jit_compile is True:
+            return Trial(step, config, TrialOutcome.TIMEOUT, reason=f"no answer within {timeout:.0f} s")
+        return fake_measure()(step, config, timeout)
+
+    result = search(TrialConfig(batch_size=64), measure, budget_seconds=1e9, mixed_policies=())
+    assert result.best.config.jit_compile is False and result.best is not result.baseline
+    report = tune_report(result, 1)
+    assert "jit_compile" not in report.code_change and report.code_change
+    assert report.xla_note and report.xla_note.startswith("XLA (on in the script")

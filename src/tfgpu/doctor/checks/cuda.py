@@ -223,8 +223,10 @@ def _old_ptxas(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fi
             detail=f"It is found {where.get(chosen.origin, 'first')}, before "
             + (f"the nvidia-cuda-nvcc wheel's {wheel.version} ({wheel.path})" if wheel else "any newer copy")
             + ": XLA runs the first ptxas of at least 11.8 in --xla_gpu_cuda_data_dir, PATH, /usr/local/cuda, "
-            "/opt/cuda, then the wheel. An older ptxas can reject the PTX XLA emits ('Unsupported .version') "
-            "or lack the GPU's architecture, and XLA then falls back to the driver or fails.",
+            "/opt/cuda, then the wheel. A ptxas older than the GPU's architecture cannot compile for it, and one "
+            "older than the PTX XLA emits rejects it ('Unsupported .version'); on an H200 with TF 2.21 a 12.2 "
+            "ptxas first on PATH still compiled and a Keras model trained, so this is the install drifting from "
+            "what TF was tested with, not a failure yet.",
             hint=export or pip(facts, "install", f"nvidia-cuda-nvcc-cu{libs.cuda_major}"),
             link=XLA_PTXAS_SEARCH,
         )
