@@ -28,9 +28,11 @@ from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
+from tfgpu.launch.cluster import HOSTS_VARIABLE, PORT_VARIABLE, cluster_tf_config, unresolved_workers
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
-from tfgpu.launch.slurm import own_port_taken, slurm_tf_config
+from tfgpu.launch.slurm import PORT_VARIABLE as SLURM_PORT_VARIABLE
+from tfgpu.launch.slurm import own_port_taken
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
@@ -69,7 +71,7 @@ def child_environment(
     env = dict(environ)
     env.update(environment_for(options, visible))
     env.update(dict(cache.variables) if cache else {})
-    tf_config = slurm_tf_config(environ)
+    tf_config = cluster_tf_config(environ)
     if tf_config:
         env["TF_CONFIG"] = tf_config
     if visible is not None:
@@ -222,11 +224,11 @@ def _reap(pid: int) -> bool:
 def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str | None:
     """Keras 3's ``fit`` under MultiWorkerMirroredStrategy fails in every worker (PerReplica values).
 
-    Said before the workers start, for ``--workers N`` and for a multi-task Slurm step alike, with
+    Said before the workers start, for ``--workers N`` and for a Slurm step or host list alike, with
     what works (keras-team/keras#20585 is open upstream); a script with its own training loop is
     fine, so this is a warning, not a refusal.
     """
-    several = workers > 1 or slurm_tf_config(environ) is not None
+    several = workers > 1 or cluster_tf_config(environ) is not None
     if not several or keras_flavour(environ) is not KerasFlavour.TENSORFLOW:
         return None
     try:
@@ -242,16 +244,32 @@ def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str |
     )
 
 
-def slurm_port_warning(environ: Mapping[str, str]) -> str | None:
-    """The port a Slurm task's worker would listen on is already taken on this node: said before the start."""
-    tf_config = slurm_tf_config(environ)
-    taken = own_port_taken(tf_config) if tf_config else None
-    if taken is None:
-        return None
-    return (
-        f"port {taken}, this task's worker address in TF_CONFIG, is already in use on this node (another job's "
-        "worker?): TensorFlow's server would fail to start; give this job other ports with TFGPU_SLURM_PORT=<free base port>"
-    )
+def cluster_warnings(environ: Mapping[str, str]) -> list[str]:
+    """What would fail every worker minutes into a Slurm or host-list job, said before it starts.
+
+    This worker's own port already taken on this host (another job's worker?), and the other
+    workers' names that DNS does not resolve (a headless Service not created, a typo in the list).
+    """
+    tf_config = cluster_tf_config(environ)
+    if not tf_config:
+        return []
+    variable = PORT_VARIABLE if HOSTS_VARIABLE in environ and "SLURM_JOB_ID" not in environ else SLURM_PORT_VARIABLE
+    out = []
+    taken = own_port_taken(tf_config)
+    if taken is not None:
+        out.append(
+            f"port {taken}, this worker's address in TF_CONFIG, is already in use on this host (another job's "
+            f"worker?): TensorFlow's server would fail to start; give this job other ports with {variable}=<free port>"
+        )
+    missing = unresolved_workers(tf_config)
+    if missing:
+        names = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        out.append(
+            f"DNS does not resolve {names} (workers of this job's TF_CONFIG): TensorFlow would fail to reach "
+            "them. On Kubernetes, pods are named through a headless Service whose name is the pod template's "
+            "subdomain; check the names in the list"
+        )
+    return out
 
 
 def strategy_note(options: GpuOptions) -> str | None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from tfgpu.model.errors import UsageError
 
 DEFAULT_PORT = 23456
+PORT_VARIABLE = "TFGPU_SLURM_PORT"
 
 
 def expand_hostlist(hostlist: str) -> list[str]:
@@ -88,7 +89,7 @@ def slurm_tf_config(environ: Mapping[str, str]) -> str | None:
         per_node = (
             tasks_per_node(per_node_spec) if per_node_spec else [max(1, tasks // max(1, len(nodes)))] * len(nodes)
         )
-        port = int(get("TFGPU_SLURM_PORT", DEFAULT_PORT))
+        port = int(get(PORT_VARIABLE, DEFAULT_PORT))
         index = int(get("SLURM_PROCID", "0"))
     except ValueError as exc:
         raise UsageError(f"the Slurm environment cannot give a TF_CONFIG: {exc}") from None

@@ -281,8 +281,11 @@ class _Search:
             self.keep_if_faster("input pipeline", config, "no faster than the current best")
 
     def batchnorm(self) -> None:
-        """Keras 3 normalises with separate elementwise ops on TensorFlow; cuDNN's fused kernel made
-        ResNet-50 1.9x faster on the H200 (docs/performance.md §5b). Only for models that have it."""
+        """Keras's batch norm against cuDNN's fused kernel, for models that have the layer.
+
+        Keras 3 normalises with separate elementwise ops on TensorFlow; cuDNN's fused kernel made
+        ResNet-50 1.9x faster on the H200 (docs/performance.md §5b).
+        """
         if self.first.batchnorm_layers:
             self.keep_if_faster(
                 "batch normalization",
@@ -292,8 +295,11 @@ class _Search:
             )
 
     def precision(self, mixed_policies: Sequence[str]) -> None:
-        """Both mixed policies where the GPU has both: which is faster depends on the model and on
-        TensorFlow's kernels (Grappler keeps NHWC convolutions only for float16, for one)."""
+        """Both mixed policies where the GPU has both, each against the float32 best.
+
+        Which is faster depends on the model and on TensorFlow's kernels (Grappler keeps NHWC
+        convolutions only for float16, for one).
+        """
         full_precision = self.best
         for policy in mixed_policies:
             self.keep_if_faster(
@@ -332,7 +338,9 @@ class _Search:
 
     def steps_per_execution(self) -> None:
         for steps in (8, 32):
-            self.keep_if_faster("steps_per_execution", replace(self.best.config, steps_per_execution=steps), "no faster")
+            self.keep_if_faster(
+                "steps_per_execution", replace(self.best.config, steps_per_execution=steps), "no faster"
+            )
 
     def xla(self) -> None:
         """On the winner, with the budget kept back for it."""
@@ -351,9 +359,11 @@ class _Search:
         self.keep_if_faster("allocator", config, "no faster than the BFC allocator", needs=needs, reserve=0.0)
 
     def confirm(self, new_process: Callable[[], None]) -> Trial | None:
-        """The winner again, in a fresh process: on the H200 one configuration measured 9% apart in two
-        TensorFlow processes while each stated ±2% between its epochs, so a figure to expect, and the
-        noise a gain must beat, need two processes."""
+        """The winner again, in a fresh process.
+
+        On the H200 one configuration measured 9% apart in two TensorFlow processes while each stated
+        ±2% between its epochs, so a figure to expect, and the noise a gain must beat, need two processes.
+        """
         if self.best is self.first:
             return None
         needs = self.fresh_process_needs("a fresh process and the winner's trial")

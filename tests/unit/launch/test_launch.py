@@ -85,14 +85,64 @@ def test_a_garbled_slurm_variable_is_a_usage_error_not_a_traceback():
 def test_a_worker_port_already_taken_on_this_node_is_said_before_the_start():
     import socket
 
-    from tfgpu.launch.run import slurm_port_warning
+    from tfgpu.launch.run import cluster_warnings
 
     with socket.socket() as busy:
         busy.bind(("", 0))
         busy.listen()
         port = busy.getsockname()[1]
         step = {**SLURM_STEP, "SLURM_PROCID": "0", "TFGPU_SLURM_PORT": str(port)}
-        warning = slurm_port_warning(step)
-        assert warning is not None and f"port {port}" in warning and "TFGPU_SLURM_PORT" in warning
-    assert slurm_port_warning({**step, "TF_CONFIG": "{}"}) is None  # the user's own TF_CONFIG is theirs
-    assert slurm_port_warning({"PATH": "/bin"}) is None  # not under Slurm
+        warnings = cluster_warnings(step)
+        assert any(f"port {port}" in w and "TFGPU_SLURM_PORT" in w for w in warnings)
+    assert cluster_warnings({**step, "TF_CONFIG": "{}"}) == []  # the user's own TF_CONFIG is theirs
+    assert cluster_warnings({"PATH": "/bin"}) == []  # not under Slurm, no host list
+
+
+def test_a_host_list_gives_each_kubernetes_indexed_pod_its_worker():
+    from tfgpu.launch.cluster import cluster_tf_config
+
+    pods = {"TFGPU_WORKER_HOSTS": "train-workers-0-[0-2].train, 10.0.0.9:2222", "JOB_COMPLETION_INDEX": "1"}
+    doc = json.loads(cluster_tf_config(pods))
+    assert doc["cluster"]["worker"] == [
+        "train-workers-0-0.train:23456",
+        "train-workers-0-1.train:23456",
+        "train-workers-0-2.train:23456",
+        "10.0.0.9:2222",
+    ]
+    assert doc["task"] == {"type": "worker", "index": 1}
+    mine = json.loads(cluster_tf_config({**pods, "TFGPU_TASK_INDEX": "3", "TFGPU_WORKER_PORT": "2000"}))
+    assert mine["task"]["index"] == 3 and mine["cluster"]["worker"][0].endswith(":2000")
+    assert cluster_tf_config({**pods, "TF_CONFIG": "{}"}) is None  # the user's own stays
+    assert json.loads(cluster_tf_config({**pods, **SLURM_STEP}))["task"]["index"] == 6  # Slurm's first
+    child = child_environment(make_options(), pods, None)
+    assert json.loads(child["TF_CONFIG"]) == doc
+
+
+@pytest.mark.parametrize(
+    ("variables", "said"),
+    [
+        ({"TFGPU_WORKER_HOSTS": "a,b"}, "not which one this is"),
+        ({"TFGPU_WORKER_HOSTS": "a,b", "JOB_COMPLETION_INDEX": "2"}, "0 to 1"),
+        ({"TFGPU_WORKER_HOSTS": "a,b", "TFGPU_TASK_INDEX": "-1"}, "not a worker index"),
+        ({"TFGPU_WORKER_HOSTS": "a;rm -rf /", "TFGPU_TASK_INDEX": "0"}, "not a host name"),
+        ({"TFGPU_WORKER_HOSTS": "a:99999", "TFGPU_TASK_INDEX": "0"}, "not a TCP port"),
+        ({"TFGPU_WORKER_HOSTS": "w[0-99999]", "TFGPU_TASK_INDEX": "0"}, "too long"),
+        ({"TFGPU_WORKER_HOSTS": " , ", "TFGPU_TASK_INDEX": "0"}, "no host"),
+    ],
+)
+def test_a_host_list_that_cannot_give_a_tf_config_is_a_usage_error(variables, said):
+    from tfgpu.launch.cluster import cluster_tf_config
+
+    with pytest.raises(UsageError, match=said):
+        cluster_tf_config(variables)
+
+
+@pytest.mark.timeout(30)
+def test_workers_whose_names_do_not_resolve_are_named_before_the_start():
+    from tfgpu.launch.cluster import unresolved_workers
+
+    config = json.dumps(
+        {"cluster": {"worker": ["localhost:1", "127.0.0.1:2", "nowhere.invalid:3"]}, "task": {"index": 0}}
+    )
+    assert unresolved_workers(config, timeout_seconds=10) == ["nowhere.invalid"]  # RFC 6761: never resolves
+    assert unresolved_workers("not json") == []

@@ -9,9 +9,9 @@ from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
 from tfgpu.launch.run import (
+    cluster_warnings,
     keras_multiworker_warning,
     run_command,
-    slurm_port_warning,
     strategy_note,
 )
 from tfgpu.model.errors import DiagnosticError, UsageError
@@ -101,9 +101,10 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
     warnings = (
         keras_multiworker_warning(args.workers, env.environ),
-        slurm_port_warning(env.environ),
+        *cluster_warnings(env.environ),
         strategy_note(options),
     )
+
     for warning in warnings:
         if warning:
             warn(warning)
