@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import PynvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.nvml.sample import SampleReader
 
 

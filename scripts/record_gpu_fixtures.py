@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import CLOCK_KINDS, PynvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.runner import SubprocessRunner
 
 SMI_FIELDS = (

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import MemoryInfo, ProcessInfo, Utilization
-from tfgpu.nvml.errors import NvmlUnavailable, describe
+from tfgpu.nvml.errors import describe
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "nvml"
 MIB = 1024 * 1024

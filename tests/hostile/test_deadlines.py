@@ -10,9 +10,9 @@ from tests.fakes.nvml import FakeGpu, FakeNvml
 from tests.fakes.runner import FakeCommandRunner
 
 from tfgpu.doctor.collect import Sources, collect_facts
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml import client as nvml_client
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system import libraries
 from tfgpu.system.runner import SubprocessRunner
 

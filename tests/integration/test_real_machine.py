@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tests.fakes.elf import write_elf
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import PynvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.elf import read_dynamic
 from tfgpu.system.tf_install import find_tensorflow_dir
 

@@ -10,9 +10,12 @@ import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from tfgpu.cli.streams import SafeStream
+from tfgpu.model.errors import UsageError
+from tfgpu.system.files import save_document, write_new
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
@@ -83,6 +86,27 @@ class CliEnvironment:
         except (OSError, ValueError, AttributeError):  # not a real file (a test's StringIO) or no terminal
             pass
         return default
+
+    def save(self, path: str, document: str) -> None:
+        """Write a document the user asked for (``--json FILE``, ``--save FILE``): whole or not at all.
+
+        Raises:
+            UsageError: it cannot be written (nothing is left behind).
+        """
+        save_document(path, document)
+
+    def create(self, path: str, text: str) -> None:
+        """Create a new file the user named; one that exists is never replaced.
+
+        Raises:
+            UsageError: the file exists (nothing the user has is changed without asking) or cannot be written.
+        """
+        try:
+            write_new(Path(path), text)
+        except FileExistsError:
+            raise UsageError(f"{path} exists; choose a new file name (tfgpu never overwrites)") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
     @contextlib.contextmanager
     def progress(self, message: str) -> Iterator[None]:

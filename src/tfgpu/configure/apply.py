@@ -22,10 +22,9 @@ from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GPU_GUIDE, GpuOptions
 from tfgpu.knowledge.archs import mixed_policy
-from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
 from tfgpu.model.xla_cache import CacheMode
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.runner import CommandRunner
 from tfgpu.xlacache.plan import plan_for_interpreter
 

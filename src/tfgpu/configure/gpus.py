@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 
 
 def resolve_gpus(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tfgpu.knowledge.libraries import dependencies, wanted_libraries
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.facts import (
     DriverFacts,
     Facts,
@@ -30,7 +31,6 @@ from tfgpu.model.facts import (
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import collect_driver_facts, collect_gpu_facts
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.environ import collect_environ
 from tfgpu.system.libraries import collect_libraries
 from tfgpu.system.nvidia_smi import collect_with_nvidia_smi

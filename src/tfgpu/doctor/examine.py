@@ -13,9 +13,10 @@ from dataclasses import replace
 from typing import Any
 
 from tfgpu.doctor.collect import Sources, collect_facts
+from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
 from tfgpu.model.codec import decode, map_leaves
 from tfgpu.model.errors import UsageError
-from tfgpu.model.facts import Facts
+from tfgpu.model.facts import EnvFix, Facts
 from tfgpu.model.results import REPORT_SCHEMA_VERSION
 from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
 from tfgpu.probe.runner import ProbeRunner
@@ -57,6 +58,13 @@ def examine(
 MAX_REPORT_BYTES = 16 * 2**20
 """A real report is tens of KiB; anything this large is not one (and would be slow to render)."""
 MAX_STRING_CHARS = 4096
+
+
+def env_fix(facts: Facts) -> EnvFix:
+    """The environment lines for these facts (``tfgpu env``, ``doctor --fix-env``), and what they leave."""
+    lines = tuple(fix_env_lines(facts))
+    notes = tuple(n for n in (not_installed(facts), unnameable_note(facts)) if n) if lines else ()
+    return EnvFix(lines, nothing_to_fix(facts), notes)
 
 
 def load_report(path: str) -> Facts:

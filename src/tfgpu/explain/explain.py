@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from tfgpu.knowledge.compat import major_minor
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
 from tfgpu.model.explanation import Explanation, Problem, QuotedLine
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.system.runner import stream_command
 
 GENERIC_EXPORT = 'eval "$(tfgpu env)"'
 
@@ -84,6 +85,40 @@ def explain_lines(lines: Iterable[str], facts: Facts | None = None, bytes_read: 
     for line in lines:
         scanner.feed(line)
     return explain_scanner(scanner, facts, bytes_read)
+
+
+@dataclass(frozen=True)
+class CommandExplanation:
+    """``explain --run``: the explanation of a command's output and the command's exit status."""
+
+    explanation: Explanation
+    status: int
+
+
+def explain_command(
+    argv: Sequence[str],
+    echo: Callable[[str], object],
+    facts: Callable[[], Facts | None],
+    no_gpu: Callable[[], bool],
+) -> CommandExplanation | None:
+    """Run ``argv``, hand each output line to ``echo`` as it comes and to the matcher (nothing is kept).
+
+    ``facts`` and ``no_gpu`` are asked once the command has ended, so its output starts at once.
+    Returns None when the program is not found.
+    """
+    scanner = LogScanner()
+    read = 0
+
+    def tee(line: str) -> None:
+        nonlocal read
+        echo(line)
+        scanner.feed(line)
+        read += len(line)
+
+    status = stream_command(tuple(argv), tee)
+    if status is None:
+        return None
+    return CommandExplanation(explain_scanner(scanner, facts(), read, no_gpu=no_gpu()), status)
 
 
 def explain_scanner(

@@ -20,14 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
-from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
 from tfgpu.model.samples import JudgedFrom, Verdict
 from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
 from tfgpu.monitor.verdict import RunFacts, format_verdicts
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 
 EPOCH_METRICS = (
     ("utilization_percent", "mean", "utilization_mean_percent"),

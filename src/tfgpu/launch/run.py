@@ -33,6 +33,7 @@ from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.slurm import PORT_VARIABLE as SLURM_PORT_VARIABLE
 from tfgpu.launch.slurm import own_port_taken
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
@@ -43,7 +44,6 @@ from tfgpu.monitor.phases import MAX_RECORD_BYTES, parse_record, phase_times, tr
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.verdict import RunFacts
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.system.files import read_regular_or_none
 from tfgpu.system.procs import become_subreaper, children
 from tfgpu.system.runner import CommandRunner

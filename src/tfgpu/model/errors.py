@@ -42,3 +42,17 @@ class DiagnosticError(TfgpuError):
 
 class UsageError(TfgpuError):
     """Bad input from the user (a missing file, a malformed report): exit status 2."""
+
+
+class NvmlUnavailable(Exception):  # noqa: N818 - named for what it means, like Unavailable
+    """An NVML query could not be answered; ``reason`` says why in words.
+
+    Raised by the NVML client (nvml/client.py) and caught wherever a machine without a readable GPU
+    is an answer rather than a failure (the commands included), so it lives with the vocabulary.
+    """
+
+    def __init__(self, reason: str, source: str, *, kind: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.source = source
+        self.kind = kind

@@ -264,3 +264,16 @@ class Facts:
         if isinstance(self.environ, Unavailable):
             return None
         return dict(self.environ).get(name)
+
+
+@dataclass(frozen=True)
+class EnvFix:
+    """What ``tfgpu env`` and ``doctor --fix-env`` print: the lines that make TF find its libraries.
+
+    ``lines`` are shell lines to eval or source (empty when none is needed or none can help);
+    ``nothing_to_fix`` says why there are none; ``notes`` say what the lines leave undone.
+    """
+
+    lines: tuple[str, ...]
+    nothing_to_fix: str
+    notes: tuple[str, ...] = ()

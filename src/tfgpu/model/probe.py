@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+PROBE_TIMEOUT_SECONDS = 180.0
+"""How long the doctor's TensorFlow probe may take by default (``--probe-timeout``): an import, a
+first op, the checks and a tiny Keras fit take 15-60 s on a healthy machine."""
+
 
 @dataclass(frozen=True)
 class LogEvent:

@@ -14,13 +14,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tfgpu.model.errors import UsageError
 from tfgpu.model.samples import DCGM_LABELS, THROTTLE_REASON_WORDS, GpuSample
-from tfgpu.monitor.gauges import DeviceGauges
+from tfgpu.monitor.gauges import METRICS_INSTALL, DeviceGauges, metrics_available
 from tfgpu.monitor.snapshot import judge_sample
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import identity
 
 THROTTLE_REASONS = tuple(THROTTLE_REASON_WORDS)
+
+
+def open_prometheus_sink(
+    hostname: str, nvml: NvmlClient, indices: Sequence[int], *, port: int | None, textfile: str | None
+) -> PrometheusSink:
+    """The exposition for ``--prometheus-port`` / ``--textfile``, refused in words when it cannot be served.
+
+    Raises:
+        UsageError: prometheus_client is not installed, or the port cannot be bound.
+    """
+    if not metrics_available():
+        raise UsageError(f"--prometheus-port and --textfile need prometheus_client: {METRICS_INSTALL}")
+    try:
+        return PrometheusSink(hostname, nvml, indices, port=port, textfile=textfile)
+    except OSError as exc:
+        raise UsageError(f"--prometheus-port {port}: {exc.strerror or exc}") from None
 
 
 class PrometheusSink:

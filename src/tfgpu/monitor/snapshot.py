@@ -8,12 +8,12 @@ temperature, is degraded. The node is as healthy as its worst GPU.
 
 from __future__ import annotations
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.samples import THERMAL_REASONS, THROTTLE_REASON_WORDS, GpuSample
 from tfgpu.model.snapshot import GpuSnapshot, Health, Snapshot
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import identity
-from tfgpu.nvml.errors import NvmlUnavailable
 
 
 def judge_sample(sample: GpuSample, slowdown_celsius: float | None) -> tuple[Health, tuple[str, ...]]:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol, TypeVar
 
-from tfgpu.nvml.errors import NvmlUnavailable, describe
+from tfgpu.model.errors import NvmlUnavailable
+from tfgpu.nvml.errors import describe
 
 T = TypeVar("T")
 

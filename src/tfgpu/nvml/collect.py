@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.facts import DriverFacts, GpuFacts, GpuLink, GpuProcess
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 
 T = TypeVar("T")
 

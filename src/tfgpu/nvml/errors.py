@@ -9,16 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-class NvmlUnavailable(Exception):  # noqa: N818 - named for what it means, like Unavailable
-    """An NVML query could not be answered; ``reason`` says why in words."""
-
-    def __init__(self, reason: str, source: str, *, kind: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.source = source
-        self.kind = kind
-
-
 @dataclass(frozen=True)
 class NvmlErrorInfo:
     """The user-facing reading of one NVML error class."""

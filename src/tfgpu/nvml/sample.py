@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.samples import GpuSample
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import decode_clock_event_reasons
-from tfgpu.nvml.errors import NvmlUnavailable
 
 LOST_KINDS = {"NVMLError_GpuIsLost", "NVMLError_Unknown"}
 T = TypeVar("T")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
+from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
 from tfgpu.model.untrusted import finite_number, text
-from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS, ProbeRun, ProbeRunner, RunStatus
+from tfgpu.probe.runner import ProbeRun, ProbeRunner, RunStatus
 from tfgpu.probe.tf_logs import parse_log
 
 TAIL_LINES = 40
@@ -35,7 +35,7 @@ def run_tensorflow_probe(
     runner: ProbeRunner,
     environ: Mapping[str, str],
     *,
-    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+    timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
     checks: bool = True,
     training: bool = True,
 ) -> ProbeFacts:

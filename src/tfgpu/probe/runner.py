@@ -25,12 +25,12 @@ from enum import Enum
 from importlib import resources
 from typing import Any, Literal, Protocol
 
+from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS
 from tfgpu.probe.protocol import SCHEMA_VERSION
 from tfgpu.system.files import read_regular
 from tfgpu.system.runner import kill_process_group, start_in_session
 
 STDERR_TAIL_BYTES = 256 * 1024
-DEFAULT_TIMEOUT_SECONDS = 180.0
 
 
 class RunStatus(str, Enum):
@@ -178,7 +178,7 @@ class ProbeRunner(Protocol):
         self,
         task: str,
         *,
-        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
         env: Mapping[str, str] | None = None,
         args: Sequence[str] = (),
     ) -> ProbeRun:
@@ -225,7 +225,7 @@ class SubprocessProbeRunner:
         self,
         task: str,
         *,
-        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
         env: Mapping[str, str] | None = None,
         args: Sequence[str] = (),
     ) -> ProbeRun:

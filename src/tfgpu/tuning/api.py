@@ -10,10 +10,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfgpu.knowledge.archs import mixed_policies
-from tfgpu.model.errors import DiagnosticError
+from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
 from tfgpu.model.tune import Trial, TrialConfig, TuneReport, TuneResult
 from tfgpu.nvml.client import NvmlClient, PynvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.runner import ServingRunner, worker_runner
 from tfgpu.system.files import read_regular
 from tfgpu.system.runner import CommandRunner, SubprocessRunner

@@ -14,11 +14,11 @@ import dataclasses
 import os
 from collections.abc import Mapping
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome
 from tfgpu.model.untrusted import finite_number, text
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 from tfgpu.probe.jobs import JobStatus, WarmJob, fused_batchnorm_env
 from tfgpu.probe.runner import ServingRunner
 from tfgpu.system.runner import CommandRunner

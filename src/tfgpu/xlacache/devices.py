@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 
 
 def gpu_identity(nvml: NvmlClient | None) -> tuple[str | None, list[str]]:

@@ -384,22 +384,27 @@ def test_scenario_nvml_binding_missing_falls_back_to_recorded_nvidia_smi(tmp_pat
 
 
 def test_fix_env_lines_and_write_never_overwrite(tmp_path):
-    from tfgpu.cli.commands.doctor import write_lines
-    from tfgpu.knowledge.fixes import fix_env_lines
+    import io
+
+    from tfgpu.cli.environment import CliEnvironment
+    from tfgpu.doctor.examine import env_fix
     from tfgpu.model.errors import UsageError
 
     m = gpu_machine(tmp_path)
-    lines = fix_env_lines(collect_facts(m.sources()))
-    assert lines == [
-        fixed_env(m)["LD_LIBRARY_PATH"].join(("export LD_LIBRARY_PATH=", "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"))
-    ]
+    fix = env_fix(collect_facts(m.sources()))
+    assert fix.lines == (
+        fixed_env(m)["LD_LIBRARY_PATH"].join(("export LD_LIBRARY_PATH=", "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")),
+    )
+    cli = CliEnvironment(io.StringIO(), io.StringIO(), io.StringIO(), {}, color=False)
     target = tmp_path / "tf-env.sh"
-    write_lines(str(target), lines)
-    assert lines[0] in target.read_text()
+    cli.create(str(target), fix.lines[0] + "\n")
+    assert fix.lines[0] in target.read_text()
     with pytest.raises(UsageError, match="never overwrites"):
-        write_lines(str(target), lines)
+        cli.create(str(target), "other\n")
+    assert target.read_text() == fix.lines[0] + "\n"
     m.environ = fixed_env(m)
-    assert fix_env_lines(collect_facts(m.sources())) == []
+    fixed = env_fix(collect_facts(m.sources()))
+    assert fixed.lines == () and fixed.nothing_to_fix == "TF finds every library it needs"
 
 
 def test_scenario_four_gpus_on_two_sockets_names_a_pair_on_one_socket(tmp_path):

@@ -10,8 +10,8 @@ import types
 
 import pytest
 
+from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import PynvmlClient
-from tfgpu.nvml.errors import NvmlUnavailable
 
 
 class NVMLError(Exception):

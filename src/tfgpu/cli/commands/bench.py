@@ -11,9 +11,7 @@ from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.cli.argtypes import positive_seconds, python_interpreter
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.model.errors import UsageError
-from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.files import save_document
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +61,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
     document = render_bench_json(result, ratios) if args.save or args.json else ""
     if args.save:
-        save_document(args.save, document)
+        env.save(args.save, document)
     if args.json:
         env.stdout.write(document)
     else:

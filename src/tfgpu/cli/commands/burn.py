@@ -7,8 +7,7 @@ import argparse
 from tfgpu.cli.argtypes import TEMPERATURE_LIMIT, gpu_indices, positive_minutes
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.model.errors import UsageError
-from tfgpu.nvml.errors import NvmlUnavailable
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.report.burn import render_burn_json, render_burn_text
 from tfgpu.stress.analyze import BURN_NO_TENSORFLOW
 from tfgpu.stress.run import run_stress

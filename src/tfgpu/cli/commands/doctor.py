@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from pathlib import Path
 
 from tfgpu._version import __version__
 from tfgpu.cli.argtypes import positive_seconds, python_interpreter
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.diagnose import diagnose
-from tfgpu.doctor.examine import examine, load_report
-from tfgpu.knowledge.fixes import fix_env_lines, nothing_to_fix
+from tfgpu.doctor.examine import env_fix, examine, load_report
 from tfgpu.model.errors import UsageError
-from tfgpu.probe.runner import DEFAULT_TIMEOUT_SECONDS
+from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS
 from tfgpu.report.json import render_json
 from tfgpu.report.sanitize import printable
-from tfgpu.system.files import write_new
+
+FIX_ENV_HEADER = "# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,25 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--probe-timeout",
         type=positive_seconds,
-        default=DEFAULT_TIMEOUT_SECONDS,
+        default=PROBE_TIMEOUT_SECONDS,
         metavar="SECONDS",
-        help=f"kill the TensorFlow probe after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})",
+        help=f"kill the TensorFlow probe after this long (default {PROBE_TIMEOUT_SECONDS:.0f})",
     )
-
-
-def write_lines(path: str, lines: list[str]) -> None:
-    """Write the lines to a new file.
-
-    Raises:
-        UsageError: the file exists (nothing the user has is changed without asking) or cannot be written.
-    """
-    text = "# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n"
-    try:
-        write_new(Path(path), text + "".join(line + "\n" for line in lines))
-    except FileExistsError:
-        raise UsageError(f"{path} exists; choose a new file name (tfgpu never overwrites)") from None
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
@@ -89,15 +73,15 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         )
     )
     if args.fix_env:
-        lines = fix_env_lines(facts)
-        if args.write and not lines:
-            env.stderr.write(f"nothing to write: {nothing_to_fix(facts)}; {args.write} was not created\n")
+        fix = env_fix(facts)
+        if args.write and not fix.lines:
+            env.stderr.write(f"nothing to write: {fix.nothing_to_fix}; {args.write} was not created\n")
         elif args.write:
-            write_lines(args.write, lines)
-            env.stderr.write(f"wrote {len(lines)} line(s) to {args.write}; run: source {shlex.quote(args.write)}\n")
+            env.create(args.write, FIX_ENV_HEADER + "".join(line + "\n" for line in fix.lines))
+            env.stderr.write(f"wrote {len(fix.lines)} line(s) to {args.write}; run: source {shlex.quote(args.write)}\n")
         else:
             env.stdout.write(
-                "".join(line + "\n" for line in lines) or f"# nothing to change: {nothing_to_fix(facts)}\n"
+                "".join(line + "\n" for line in fix.lines) or f"# nothing to change: {fix.nothing_to_fix}\n"
             )
         return ExitStatus.SUCCESS
     diagnosis = diagnose(facts)

@@ -8,7 +8,7 @@ from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import collect_facts
-from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
+from tfgpu.doctor.examine import env_fix
 from tfgpu.report.sanitize import printable
 
 
@@ -18,13 +18,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
-    facts = collect_facts(env.sources(), tfgpu_version=__version__)
-    lines = fix_env_lines(facts)
-    env.stdout.write("".join(line + "\n" for line in lines))
-    if not lines:
-        env.stderr.write(f"tfgpu env: nothing to change: {printable(nothing_to_fix(facts))}\n")
-    else:
-        for note in (not_installed(facts), unnameable_note(facts)):
-            if note:
-                env.stderr.write(f"tfgpu env: also, {printable(note)}\n")
+    fix = env_fix(collect_facts(env.sources(), tfgpu_version=__version__))
+    env.stdout.write("".join(line + "\n" for line in fix.lines))
+    if not fix.lines:
+        env.stderr.write(f"tfgpu env: nothing to change: {printable(fix.nothing_to_fix)}\n")
+    for note in fix.notes:
+        env.stderr.write(f"tfgpu env: also, {printable(note)}\n")
     return ExitStatus.SUCCESS

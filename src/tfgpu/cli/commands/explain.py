@@ -12,14 +12,11 @@ from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.collect import collect_facts
-from tfgpu.explain.explain import explain_lines, explain_scanner
+from tfgpu.explain.explain import explain_command, explain_lines
 from tfgpu.explain.reader import LogReader, NotALogError
-from tfgpu.knowledge.signatures import LogScanner
-from tfgpu.model.errors import UsageError
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation
 from tfgpu.model.facts import Facts
-from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.runner import stream_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,23 +48,14 @@ def _open(path: str, env: CliEnvironment) -> BinaryIO:
 
 
 def _explain_run(argv: list[str], args: argparse.Namespace, env: CliEnvironment) -> tuple[Explanation, int]:
-    """Run the command, show its output as it comes and feed each line to the matcher (nothing is kept)."""
+    """Run the command, show its output as it comes, then explain it."""
     if not argv:
         raise UsageError("--run needs a command, e.g. tfgpu explain --run -- python train.py")
-    scanner = LogScanner()
-    read = 0
-
-    def tee(line: str) -> None:
-        nonlocal read
-        env.stderr.write(line)
-        scanner.feed(line)
-        read += len(line)
-
-    status = stream_command(tuple(argv), tee)
-    if status is None:
+    done = explain_command(argv, env.stderr.write, lambda: _facts(args, env), lambda: _no_gpu(env))
+    if done is None:
         raise UsageError(f"cannot run {argv[0]}: program not found")
-    env.stderr.write(f"\n[tfgpu explain] {shlex.join(argv)} exited with status {status}\n\n")
-    return explain_scanner(scanner, _facts(args, env), read, no_gpu=_no_gpu(env)), status
+    env.stderr.write(f"\n[tfgpu explain] {shlex.join(argv)} exited with status {done.status}\n\n")
+    return done.explanation, done.status
 
 
 def _no_gpu(env: CliEnvironment) -> bool:

@@ -14,18 +14,14 @@ from typing import TextIO
 from tfgpu.cli.argtypes import PID_MAX, positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.model.errors import DiagnosticError, UsageError
-from tfgpu.model.facts import GpuLink
+from tfgpu.model.errors import DiagnosticError, NvmlUnavailable, UsageError
 from tfgpu.model.samples import GpuSample, JudgedFrom
-from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
+from tfgpu.monitor.exposition import open_prometheus_sink
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
 from tfgpu.monitor.verdict import RunFacts
-from tfgpu.nvml.client import NvmlClient
-from tfgpu.nvml.collect import collect_links, collect_processes
-from tfgpu.nvml.errors import NvmlUnavailable
-from tfgpu.system.procs import alive, cpu_seconds, uses_tensorflow
+from tfgpu.monitor.watch import WatchedProcess, gpu_links, gpu_names, process_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,36 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _prometheus_sink(
-    args: argparse.Namespace, env: CliEnvironment, client: NvmlClient, indices: list[int]
-) -> Callable[[GpuSample], None]:
-    """The exposition sink for --prometheus-port / --textfile.
-
-    Raises:
-        UsageError: prometheus_client is not installed, or the port cannot be bound.
-    """
-    if not metrics_available():
-        raise UsageError(f"--prometheus-port and --textfile need prometheus_client: {METRICS_INSTALL}")
-    from tfgpu.monitor.exposition import PrometheusSink
-
-    try:
-        return PrometheusSink(env.host or "unknown", client, indices, port=args.prometheus_port, textfile=args.textfile)
-    except OSError as exc:
-        raise UsageError(f"--prometheus-port {args.prometheus_port}: {exc.strerror or exc}") from None
-
-
-def _processes(client: NvmlClient, index: int) -> list[str]:
-    try:
-        procs = collect_processes(client, index)
-    except NvmlUnavailable:
-        return []
-    lines = []
-    for p in procs:
-        memory = f"{p.used_memory_bytes / 2**30:.1f} GiB" if p.used_memory_bytes else "? GiB"
-        lines.append(f"pid {p.pid} {p.name} {memory}{' [TensorFlow]' if uses_tensorflow(p.pid) else ''}")
-    return lines
-
-
 def _open_sink(path: str | None) -> tuple[TextIO, bool] | None:
     """The file appended to, and whether it was empty (a CSV header then); a symbolic link is refused.
 
@@ -108,26 +74,20 @@ def _write_failed(path: str, exc: OSError) -> DiagnosticError:
     return DiagnosticError("monitor-output-lost", f"cannot write {path}: {exc.strerror or exc}; sampling stopped")
 
 
-def _links(client: NvmlClient, index: int, count: int) -> tuple[GpuLink, ...] | str:
-    try:
-        return collect_links(client, index, count)
-    except NvmlUnavailable as exc:
-        return exc.reason
-
-
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Sample until --once, --duration, the watched process exits, or Ctrl-C."""
     if args.interval <= 0:
         raise UsageError("--interval must be positive")
-    if args.watch is not None and not alive(args.watch):
+    watched = WatchedProcess(args.watch) if args.watch is not None else None
+    if watched is not None and not watched.alive():
         raise UsageError(f"--watch {args.watch}: no such process")
     client = env.nvml_factory()
     try:
-        count = client.device_count()
-        names = {i: client.name(i) for i in range(count)}
+        names = gpu_names(client)
     except NvmlUnavailable as exc:
         env.stderr.write(f"tfgpu monitor: no NVIDIA GPU to monitor: {exc.reason} (exit status 6)\n")
         return ExitStatus.NO_GPU
+    count = len(names)
     if count == 0:
         env.stderr.write(
             "tfgpu monitor: NVML sees no GPU (MIG without instances, or CUDA devices hidden; exit status 6)\n"
@@ -141,9 +101,10 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     if jsonl_file is not None:
         sinks.append((JsonlSink(jsonl_file[0]), args.jsonl))
     if args.prometheus_port is not None or args.textfile:
-        sinks.append(
-            (_prometheus_sink(args, env, client, list(range(count))), args.textfile or f"port {args.prometheus_port}")
+        exposition = open_prometheus_sink(
+            env.host or "unknown", client, list(range(count)), port=args.prometheus_port, textfile=args.textfile
         )
+        sinks.append((exposition, args.textfile or f"port {args.prometheus_port}"))
 
     def on_sample(sample: GpuSample) -> None:
         for sink, path in sinks:
@@ -160,25 +121,27 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
     console = make_console(env.stdout, color=env.color, width=env.width(env.stdout, 140))
     start = time.monotonic()
-    cpu_start = cpu_seconds(args.watch) if args.watch is not None else None
+    cpu_start = watched.cpu_seconds() if watched is not None else None
     try:
         if args.once:
-            console.print(samples_table(sampler.sample_once(), names, {i: _processes(client, i) for i in range(count)}))
+            console.print(
+                samples_table(sampler.sample_once(), names, {i: process_lines(client, i) for i in range(count)})
+            )
             if count > 1:
-                console.print(topology_text({i: _links(client, i, count) for i in range(count)}))
+                console.print(topology_text({i: gpu_links(client, i, count) for i in range(count)}))
             return ExitStatus.SUCCESS
         live_cm = Live(console=console, auto_refresh=False) if env.color else contextlib.nullcontext()
         with live_cm as live:
             while True:
                 samples = sampler.sample_once()
-                table = samples_table(samples, names, {i: _processes(client, i) for i in range(count)})
+                table = samples_table(samples, names, {i: process_lines(client, i) for i in range(count)})
                 if live is not None:
                     live.update(table, refresh=True)
                 elif args.duration is None and args.watch is None:
                     console.print(table)
                 if args.duration is not None and time.monotonic() - start >= args.duration:
                     break
-                if args.watch is not None and not alive(args.watch):
+                if watched is not None and not watched.alive():
                     break
                 time.sleep(args.interval)
     except KeyboardInterrupt:
@@ -190,7 +153,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             except OSError as exc:
                 raise _write_failed(path, exc) from None
     wall = time.monotonic() - start
-    cpu_end = cpu_seconds(args.watch) if args.watch is not None else None
+    cpu_end = watched.cpu_seconds() if watched is not None else None
     host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
     # With --watch, judge from the process's first GPU activity on (its start-up is not training).
     watching = args.watch is not None

@@ -16,7 +16,6 @@ from tfgpu.launch.run import (
 )
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
-from tfgpu.system.files import save_document
 
 _ONOFF = {"on": True, "off": False}
 MAX_WORKERS = 64
@@ -132,7 +131,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     make_console(env.stderr, color=env.color, width=env.width(env.stderr)).print(run_summary(report))
     if args.json:
         try:
-            save_document(args.json, render_run_json(report))
+            env.save(args.json, render_run_json(report))
         except UsageError as exc:  # the command's status stands: only the summary file is lost
             env.stderr.write(f"tfgpu run: {printable(str(exc))}\n")
     return report.exit_status
