@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tfgpu.model.errors import NvmlUnavailable
+from tfgpu.model.samples import VIOLATION_METRICS
 from tfgpu.nvml.client import CLOCK_KINDS, PynvmlClient
 from tfgpu.system.runner import SubprocessRunner
 
@@ -73,6 +74,7 @@ def record_nvml(client: PynvmlClient) -> dict[str, Any]:
         }
         gpu["clock_mhz"] = {k: _read(client.clock_mhz, i, k) for k in CLOCK_KINDS}
         gpu["max_clock_mhz"] = {k: _read(client.max_clock_mhz, i, k) for k in CLOCK_KINDS}
+        gpu["violation_microseconds"] = {p: _read(client.violation_microseconds, i, p) for p, _, _ in VIOLATION_METRICS}
         out["gpus"].append(gpu)
     return out
 

@@ -50,6 +50,9 @@ class FakeGpu:
         default_factory=lambda: nvml_error("NVMLError_NotSupported", "nvml:nvmlDeviceGetNvLinkState")
     )
     """Not recorded on the lent H200, so unknown by default: NVML's answer for a board without NVLink."""
+    violation_microseconds: dict[str, float | NvmlUnavailable] = field(default_factory=dict)
+    """The driver's accumulated throttle time per perf policy; not recorded on the lent H200, so 0 for
+    every policy unless given (an idle GPU's); NotSupported when the source is in ``unsupported``."""
     unsupported: frozenset[str] = frozenset()
 
 
@@ -114,6 +117,9 @@ class FakeNvml:
                     mig_mode=_value_or_error(g["mig_mode"]),
                     ecc_enabled=g["ecc_enabled"],
                     processes=tuple(ProcessInfo(p["pid"], p["used_memory_bytes"]) for p in g["processes"]),
+                    violation_microseconds={
+                        p: _value_or_error(v) for p, v in g.get("violation_microseconds", {}).items()
+                    },
                 )
             )
         return cls(gpus, driver=data["driver_version"], cuda=data["cuda_driver_version"])
@@ -189,6 +195,12 @@ class FakeNvml:
 
     def clocks_event_reasons(self, index: int) -> int:
         return int(self._get(index, "nvmlDeviceGetCurrentClocksEventReasons", "clocks_event_reasons"))
+
+    def violation_microseconds(self, index: int, policy: str) -> float:
+        value = self._gpu(index, "nvmlDeviceGetViolationStatus").violation_microseconds.get(policy, 0.0)
+        if isinstance(value, NvmlUnavailable):
+            raise value
+        return float(value)
 
     def persistence_mode(self, index: int) -> bool:
         return bool(self._get(index, "nvmlDeviceGetPersistenceMode", "persistence_mode"))

@@ -34,6 +34,18 @@ DCGM_METRICS = (
 """(DCGM exporter's metric name, its help text, the GpuSample field, the scale to DCGM's unit): a dashboard
 built on DCGM's series reads tfgpu's under the same names and joins them by the ``UUID`` label."""
 DCGM_LABELS = ("gpu", "UUID", "Hostname", "modelName")
+VIOLATION_METRICS = (
+    ("power", "DCGM_FI_DEV_POWER_VIOLATION", "Throttling duration due to power constraints (in us)."),
+    ("thermal", "DCGM_FI_DEV_THERMAL_VIOLATION", "Throttling duration due to thermal constraints (in us)."),
+    ("sync_boost", "DCGM_FI_DEV_SYNC_BOOST_VIOLATION", "Throttling duration due to sync-boost constraints (in us)."),
+    ("board_limit", "DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", "Throttling duration due to board limit constraints (in us)."),
+    ("low_utilization", "DCGM_FI_DEV_LOW_UTIL_VIOLATION", "Throttling duration due to low utilization (in us)."),
+    ("reliability", "DCGM_FI_DEV_RELIABILITY_VIOLATION", "Throttling duration due to reliability constraints (in us)."),
+)
+"""(NVML perf policy, DCGM exporter's metric name, its help text): the driver's accumulated throttle time
+per reason (nvmlDeviceGetViolationStatus), which DCGM exporter exports as counters when enabled
+(https://github.com/NVIDIA/dcgm-exporter/blob/main/etc/default-counters.csv). Unlike the sampled
+clocks-event flags they miss no throttling between two readings."""
 
 SAMPLE_METRICS = (
     "utilization_percent",

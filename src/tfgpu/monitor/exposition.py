@@ -2,7 +2,8 @@
 
 Device figures carry DCGM exporter's names and join labels (``gpu``, ``UUID``, ``Hostname``,
 ``modelName``), so a dashboard built on DCGM reads tfgpu's series beside it and joins them by
-``UUID``; tfgpu adds what DCGM cannot see: throttle reasons by name, its health judgement, and,
+``UUID``, the driver's throttle time per reason included (DCGM's ``*_VIOLATION`` names, off by
+default in DCGM exporter); tfgpu adds what DCGM cannot see: throttle reasons by name, its health judgement, and,
 from GpuMonitor, the training's epoch and step seconds. Served over HTTP (``port``) and/or
 written as a node-exporter textfile (``textfile``, replaced whole each time), through
 prometheus_client (the ``metrics`` extra), from a registry of its own. Only NVML's device queries
@@ -14,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfgpu.model.errors import UsageError
-from tfgpu.model.samples import DCGM_LABELS, THROTTLE_REASON_WORDS, GpuSample
+from tfgpu.model.errors import NvmlUnavailable, UsageError
+from tfgpu.model.samples import DCGM_LABELS, THROTTLE_REASON_WORDS, VIOLATION_METRICS, GpuSample
 from tfgpu.monitor.gauges import METRICS_INSTALL, DeviceGauges, metrics_available
 from tfgpu.monitor.snapshot import judge_sample
 from tfgpu.nvml.client import NvmlClient
@@ -67,6 +68,11 @@ class PrometheusSink:
             (*DCGM_LABELS, "reason"),
             registry=self.registry,
         )
+        self.nvml = nvml
+        self.violations = [
+            (policy, Gauge(name, text, DCGM_LABELS, registry=self.registry)) for policy, name, text in VIOLATION_METRICS
+        ]
+        self.unsupported: set[tuple[int, str]] = set()
         self.training: dict[str, Any] = {
             name: Gauge(name, text, ("Hostname",), registry=self.registry)
             for name, text in (
@@ -85,7 +91,25 @@ class PrometheusSink:
         self.gauges.set(sample, key, judge_sample(sample, None)[0])
         for reason in THROTTLE_REASONS:
             self.throttle.labels(*key, THROTTLE_REASON_WORDS[reason]).set(1 if reason in sample.throttle_reasons else 0)
+        if not sample.lost:
+            self._violations(sample.index, key)
         self._write()
+
+    def _violations(self, index: int, key: tuple[str, str, str, str]) -> None:
+        """The driver's accumulated throttle microseconds per reason; a reason NVML does not report is left out.
+
+        Exported as gauges under DCGM's counter names, so the series join DCGM's; ``rate()`` of one
+        is the share of time the GPU was held down for that reason, including between two readings.
+        """
+        for policy, gauge in self.violations:
+            if (index, policy) in self.unsupported:
+                continue
+            try:
+                microseconds = self.nvml.violation_microseconds(index, policy)
+            except NvmlUnavailable:
+                self.unsupported.add((index, policy))
+                continue
+            gauge.labels(*key).set(microseconds)  # a label set made before the read would show a false 0
 
     def epoch(self, number: int, seconds: float, steps: int | None, first_seconds: float | None) -> None:
         """A training epoch ended (GpuMonitor)."""

@@ -116,6 +116,13 @@ class NvmlClient(Protocol):
         """Bitmask of why clocks are held down (nvmlDeviceGetCurrentClocksEventReasons)."""
         ...
 
+    def violation_microseconds(self, index: int, policy: str) -> float:
+        """Microseconds the clocks were held down for ``policy`` since the driver loaded (nvmlDeviceGetViolationStatus).
+
+        ``policy`` is one of model/samples.VIOLATION_METRICS's.
+        """
+        ...
+
     def persistence_mode(self, index: int) -> bool:
         """Persistence mode (nvmlDeviceGetPersistenceMode)."""
         ...
@@ -374,6 +381,15 @@ class PynvmlClient:
             return int(fn(h))
 
         return self._device(index, "nvmlDeviceGetCurrentClocksEventReasons", read)
+
+    def violation_microseconds(self, index: int, policy: str) -> float:
+        """See NvmlClient. NVML reports nanoseconds."""
+
+        def read(n: ModuleType, h: Any) -> float:
+            status = n.nvmlDeviceGetViolationStatus(h, getattr(n, f"NVML_PERF_POLICY_{policy.upper()}"))
+            return int(status.violationTime) / 1000.0
+
+        return self._device(index, "nvmlDeviceGetViolationStatus", read)
 
     def persistence_mode(self, index: int) -> bool:
         """See NvmlClient."""

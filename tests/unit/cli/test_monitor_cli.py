@@ -58,6 +58,26 @@ def test_textfile_holds_the_readings_under_dcgms_names_for_node_exporter(tmp_pat
     assert families["tfgpu_gpu_health"].samples[0].value == 0
 
 
+def test_the_drivers_throttle_time_per_reason_is_exported_under_dcgms_violation_names(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    path = tmp_path / "tfgpu.prom"
+    hot = FakeGpu(
+        violation_microseconds={"power": 1_500_000.0, "thermal": 20_000.0},
+        unsupported=frozenset({"nvmlDeviceGetViolationStatus"}),
+    )
+    cool = FakeGpu(uuid="GPU-0000", violation_microseconds={"power": 1_500_000.0, "thermal": 20_000.0})
+    env = mock_environment(nvml=FakeNvml([cool, hot]), host="gpu-node-7")
+    result = run_cli("monitor", "--duration", "0.2", "--interval", "0.1", "--textfile", str(path), env=env)
+    assert result.exit_status == 0, result.stderr
+    families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
+    power = {s.labels["gpu"]: s.value for s in families["DCGM_FI_DEV_POWER_VIOLATION"].samples}
+    assert power == {"0": 1_500_000.0}  # GPU 1's NVML does not report it: left out, not zero
+    (thermal,) = families["DCGM_FI_DEV_THERMAL_VIOLATION"].samples
+    assert thermal.value == 20_000.0 and thermal.labels["UUID"] == "GPU-0000"
+    assert families["DCGM_FI_DEV_RELIABILITY_VIOLATION"].samples[0].value == 0
+
+
 def test_the_prometheus_port_serves_the_same_readings(tmp_path):
     import socket
     import urllib.request
