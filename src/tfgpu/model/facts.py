@@ -7,6 +7,7 @@ value, so the checks can turn the failure itself into a finding.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from tfgpu.model.probe import ProbeFacts
 from tfgpu.model.unavailable import Unavailable
@@ -27,6 +28,13 @@ class PciDevice:
     device_id: str
     class_code: str
     driver: str | None
+
+
+class ContainerImage(str, Enum):
+    """Container images the doctor recognises, for their known faults."""
+
+    OFFICIAL_TENSORFLOW = "tensorflow/tensorflow"
+    NGC_TENSORFLOW = "nvcr.io/nvidia/tensorflow"
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,8 @@ class HostFacts:
     kernel_module_version: str | Unavailable = Unavailable("not read", "/proc/driver/nvidia/version")
     externally_managed: bool = False
     """The interpreter is a distribution's, marked EXTERNALLY-MANAGED (PEP 668): pip refuses to install into it."""
+    image: ContainerImage | None = None
+    """The container image, where it names itself: its known faults are checked."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,10 @@ def version_rows(facts: Facts) -> list[tuple[str, str]]:
                 rows.append((label, dist.version))
     host = facts.host
     if isinstance(host, HostFacts):
-        where = ", WSL2" if host.wsl else f", in a {host.container} container" if host.container else ""
+        box = (f"a {host.container} container" if host.container else "a container") + (
+            f" of the {host.image.value} image" if host.image else ""
+        )
+        where = ", WSL2" if host.wsl else f", in {box}" if host.container or host.image else ""
         rows += [
             ("Python", f"{host.python_version} ({host.python_executable})"),
             ("OS", f"{host.os_release or host.os_name} ({host.kernel}, {host.machine}{where})"),

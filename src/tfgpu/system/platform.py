@@ -9,7 +9,7 @@ import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
-from tfgpu.model.facts import HostFacts, PciDevice
+from tfgpu.model.facts import ContainerImage, HostFacts, PciDevice
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.files import read_regular_or_none
 
@@ -51,6 +51,20 @@ def detect_container(root: Path, cgroup: str | None, environ: Mapping[str, str])
     for marker in ("docker", "kubepods", "containerd", "lxc"):
         if marker in text:
             return marker
+    return None
+
+
+def detect_image(root: Path, environ: Mapping[str, str]) -> ContainerImage | None:
+    """The TensorFlow container image this runs in, from what the image itself leaves behind.
+
+    NGC's TensorFlow images set NVIDIA_TENSORFLOW_VERSION; TensorFlow's official images
+    (tensorflow/build, tensorflow_runtime_dockerfiles) install an /etc/bash.bashrc whose prompt
+    says ``tf-docker``.
+    """
+    if environ.get("NVIDIA_TENSORFLOW_VERSION"):
+        return ContainerImage.NGC_TENSORFLOW
+    if "tf-docker" in (_read(root / "etc/bash.bashrc") or ""):
+        return ContainerImage.OFFICIAL_TENSORFLOW
     return None
 
 
@@ -122,6 +136,7 @@ def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None
         libc=f"{libc_name} {libc_version}".strip() or "unknown",
         wsl=detect_wsl(_read(root / "proc/version"), env),
         container=detect_container(root, _read(root / "proc/1/cgroup"), env),
+        image=detect_image(root, env),
         cpu=cpu_model(root),
         python_version=platform.python_version(),
         python_executable=sys.executable,

@@ -16,7 +16,7 @@ from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.doctor.diagnose import diagnose
-from tfgpu.model.facts import HostFacts
+from tfgpu.model.facts import ContainerImage, HostFacts
 from tfgpu.model.findings import Finding, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.nvml.client import MemoryInfo, ProcessInfo
@@ -647,3 +647,31 @@ def test_scenario_a_driver_older_than_the_wheels_ptxas_makes_xla_compile_seriall
     healthy = gpu_machine(tmp_path / "new")  # the H200's driver 580 (CUDA 13.0)
     healthy.environ = fixed_env(healthy)
     assert "xla-ptxas-newer-than-driver" not in [x.id for x in healthy.diagnose().findings]
+
+
+def test_scenario_official_tensorflow_gpu_image_carries_cudnn_8(tmp_path):
+    """tensorflow/tensorflow:2.19.0-gpu as tensorflow/build#221 reports it: TF from pip without the
+    and-cuda extra, cuDNN from the image's libcudnn8 8.9.6 package, the image's tf-docker bashrc.
+
+    The other CUDA libraries come from the wheels here (the image has them from apt): the case is cuDNN's.
+    """
+    m = gpu_machine(tmp_path, drop=("nvidia/cudnn/",), container=True)
+    (m.root / "etc").mkdir(parents=True, exist_ok=True)
+    (
+        m.root / "etc/bash.bashrc"
+    ).write_text(  # the prompt line of tensorflow/build's tensorflow_runtime_dockerfiles/bashrc
+        '[ -z "$PS1" ] && return\nexport PS1="\\[\\e[31m\\]tf-docker\\[\\e[m\\] \\[\\e[33m\\]\\w\\[\\e[m\\] > "\nldconfig\n'
+    )
+    apt = m.root / "usr/lib/x86_64-linux-gnu"
+    apt.mkdir(parents=True, exist_ok=True)
+    (apt / "libcudnn.so.8.9.6").write_bytes(b"")
+    os.symlink("libcudnn.so.8.9.6", apt / "libcudnn.so.8")
+    m.environ = fixed_env(m)
+    d = m.diagnose()
+    assert d.facts.host.image is ContainerImage.OFFICIAL_TENSORFLOW
+    f = find(d, "container-official-image-cudnn8")
+    assert f.severity is Severity.ERROR and "TF 2.21.0 needs cuDNN 9.3" in f.summary
+    assert f.hint.endswith("install 'tensorflow[and-cuda]==2.21.0'") and f.link.endswith("build/issues/221")
+    # the same machine outside that image: the generic missing-library finding, not this one
+    (m.root / "etc/bash.bashrc").write_text("# a distribution's bashrc\n")
+    assert "container-official-image-cudnn8" not in {x.id for x in m.diagnose().findings}

@@ -15,7 +15,7 @@ from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import driver_requirement, major_minor, pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
-from tfgpu.model.facts import DriverFacts, Facts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.facts import ContainerImage, DriverFacts, Facts, HostFacts, LibraryFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
 
@@ -31,7 +31,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     ``ld-library-path-shadows-wheel``, ``ld-library-path-other-cuda``, ``nccl-missing``,
     ``xla-ptxas-missing``, ``xla-libdevice-missing``, ``cuda-dependency-not-on-search-path``,
     ``cuda-dependency-missing`` (a library TF's libraries load in turn: cuDNN's libnvrtc),
-    ``xla-ptxas-older-than-build``, ``xla-ptxas-newer-than-driver``.
+    ``xla-ptxas-older-than-build``, ``xla-ptxas-newer-than-driver``, ``container-official-image-cudnn8``.
     """
     libs, tf = facts.libraries, facts.tensorflow
     if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts) or no_nvidia_gpu(facts):
@@ -72,6 +72,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
         )
     out.extend(_dependencies(facts, libs))
     out.extend(_versions(facts, tf, libs))
+    out.extend(_official_image_cudnn(facts, tf, libs))
     out.extend(_shadowing(libs))
     out.extend(_optional(facts, libs))
     out.extend(_old_ptxas(facts, tf, libs))
@@ -129,6 +130,43 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
                 )
             )
     return out
+
+
+OFFICIAL_IMAGE_CUDNN = "https://github.com/tensorflow/build/issues/221"
+
+
+def _official_image_cudnn(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
+    """TensorFlow's own GPU images carry cuDNN 8 (libcudnn8 8.9) while TF 2.18 and later load cuDNN 9.
+
+    Reported in tensorflow/build#221 and tensorflow/tensorflow#62412 for 2.18, 2.19 and latest-gpu:
+    "Cannot dlopen some GPU libraries" inside the image TensorFlow publishes for GPUs. Installing
+    the release's ``and-cuda`` extra inside the container puts cuDNN 9 beside TF (found through its
+    RUNPATH), as the threads report working.
+    """
+    release = tf_release(tf.version)
+    cudnn = libs.get("cudnn")
+    image = facts.host.image if isinstance(facts.host, HostFacts) else None
+    if image is not ContainerImage.OFFICIAL_TENSORFLOW or release is None or cudnn is None:
+        return []
+    built = version_key(release.cudnn)[0]
+    loaded = cudnn.loaded
+    if built < 9 or (loaded is not None and isinstance(loaded.version, str) and version_key(loaded.version)[0] >= 9):
+        return []
+    have = ", ".join(sorted({str(c.version) for c in cudnn.copies if isinstance(c.version, str)})) or "none"
+    return [
+        Finding(
+            "container-official-image-cudnn8",
+            Severity.ERROR,
+            C,
+            f"This is TensorFlow's official GPU image, which carries cuDNN 8; TF {tf.version} needs cuDNN {release.cudnn}",
+            detail=f"cuDNN found here: {have}. The tensorflow/tensorflow GPU images from 2.18 on install the libcudnn8 "
+            "package while TF loads libcudnn.so.9, so TF logs 'Cannot dlopen some GPU libraries' and registers no "
+            "GPU (tensorflow/build#221, tensorflow/tensorflow#62412). Inside the container, the release's and-cuda "
+            "extra adds cuDNN 9 beside TF; or use NVIDIA's NGC TensorFlow image (nvcr.io/nvidia/tensorflow).",
+            hint=pip(facts, "install", f"tensorflow[and-cuda]=={tf.version}"),
+            link=OFFICIAL_IMAGE_CUDNN,
+        )
+    ]
 
 
 def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
