@@ -41,10 +41,9 @@ def test_a_closed_or_missing_stdout_and_an_ascii_locale_are_not_failures():
 
 def test_run_piped_into_head_keeps_the_childs_status_and_does_not_hang():
     child = f"{sys.executable} -c \"import sys\nfor i in range(300000): print('line', i)\nsys.exit(3)\""
-    start = time.monotonic()
-    result = shell(f"{PY} run -- {child} | head -1; echo ${{PIPESTATUS[0]}} >&2", timeout=60)
+    result = shell(f"{PY} run -- {child} | head -1; echo ${{PIPESTATUS[0]}} >&2", timeout=60)  # a hang fails here
     assert result.stdout == "line 0\n" and result.stderr.strip().splitlines()[-1] == "3"
-    assert time.monotonic() - start < 60 and "BrokenPipeError" not in result.stderr
+    assert "BrokenPipeError" not in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -103,9 +102,8 @@ def test_doctor_from_refuses_huge_deep_and_overflowing_reports_quickly(tmp_path)
     deep.write_text("[" * 100_000 + "]" * 100_000)
     (tmp_path / "a").mkdir()
     for path in (saved_report(tmp_path / "a", huge), str(deep)):
-        start = time.monotonic()
-        result = tfgpu_child("doctor", "--from", path)
-        assert result.returncode == 2 and "internal error" not in result.stderr and time.monotonic() - start < 30
+        result = tfgpu_child("doctor", "--from", path)  # the suite's per-test timeout bounds a parser that hangs
+        assert result.returncode == 2 and "internal error" not in result.stderr
     (tmp_path / "b").mkdir()
     result = tfgpu_child("doctor", "--from", saved_report(tmp_path / "b", overflowing))
     assert result.returncode == 2 and "64 bits" in result.stderr

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
+
+import pytest
 
 from tfgpu.probe.collect import run_tensorflow_probe, shape
 from tfgpu.probe.runner import STDERR_TAIL_BYTES, SubprocessProbeRunner
@@ -17,10 +18,10 @@ def fake(name: str) -> SubprocessProbeRunner:
     return SubprocessProbeRunner(worker=str(WORKERS / f"{name}.py"))
 
 
+@pytest.mark.timeout(60)  # the worker sleeps longer than this: only the kill ends the test in time
 def test_hanging_worker_is_killed_at_the_timeout():
-    start = time.monotonic()
     run = fake("sleeps").run("devices", timeout_seconds=2)
-    assert run.status == "timed_out" and time.monotonic() - start < 15
+    assert run.status == "timed_out"
     assert shape(run).outcome == "timed_out"
 
 
@@ -68,6 +69,7 @@ def test_missing_interpreter_is_a_crash_with_the_reason():
     assert run.status == "crashed" and "cannot start" in (run.problem or "")
 
 
+@pytest.mark.timeout(90)  # a hang that is not cut would outlast it
 def test_a_warm_job_answers_from_one_child_and_replaces_a_dead_or_hung_one():
     from tfgpu.probe.jobs import WarmJob
 
@@ -79,9 +81,8 @@ def test_a_warm_job_answers_from_one_child_and_replaces_a_dead_or_hung_one():
         assert crashed.status == "crashed" and crashed.failure_reason == "the worker died (signal 6)"
         after = job.submit({"do": "answer"}, 30)
         assert after.ok and after.data["pid"] != first.data["pid"] and job.starts == 2
-        began = time.monotonic()
-        hung = job.submit({"do": "hang"}, 1.5)
-        assert hung.status == "timed_out" and time.monotonic() - began < 10
+        hung = job.submit({"do": "hang"}, 1.5)  # the test's own timeout fails it if the hang is not cut
+        assert hung.status == "timed_out"
         with_no_answer = job.submit({"do": "exit"}, 30)
         assert with_no_answer.status == "protocol_error" and "no output" in with_no_answer.failure_reason
         assert job.submit({"do": "answer"}, 30).ok and job.starts == 4  # crash, hang and exit cost one each

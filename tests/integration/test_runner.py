@@ -1,7 +1,8 @@
 """SubprocessRunner with real child processes: output, exit codes, timeouts, missing programs."""
 
 import sys
-import time
+
+import pytest
 
 from tfgpu.system.runner import SubprocessRunner
 
@@ -13,12 +14,11 @@ def test_runner_captures_output_and_exit_code():
     assert (r.returncode, r.stdout.strip(), r.stderr.strip(), r.ok) == (3, "out", "err", False)
 
 
+@pytest.mark.timeout(45)  # the children sleep 60 s: only the group kill ends the test in time
 def test_runner_kills_the_whole_process_group_on_timeout():
-    start = time.monotonic()
     code = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
     r = SubprocessRunner().run((sys.executable, "-c", code), timeout_seconds=1)
     assert r.timed_out and r.returncode is None
-    assert time.monotonic() - start < 10
 
 
 def test_runner_reports_missing_program():

@@ -6,6 +6,8 @@ import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from tfgpu.probe import protocol
 from tfgpu.probe.runner import worker_path
 
@@ -59,16 +61,14 @@ def test_probe_devices_without_gpus_skips_the_checks():
     assert data["gpus"] == [] and data["per_gpu"] == [] and data["import_seconds"] == 1.5
 
 
+@pytest.mark.timeout(20)  # the abandoned call would wait 30 s
 def test_bounded_abandons_what_outlives_its_budget():
     import threading
-    import time
 
     worker = load_worker()
     release = threading.Event()
     assert worker._bounded(lambda: {"ok": True}, 5.0) == {"ok": True}
-    start = time.monotonic()
-    assert worker._bounded(lambda: release.wait(30) and {}, 0.2) is None
-    assert time.monotonic() - start < 5.0
+    assert worker._bounded(lambda: release.wait(30) and {}, 0.2) is None  # the test's timeout: well under 30 s
     release.set()
 
 
