@@ -9,7 +9,7 @@ def test_check_training_fits_the_tiny_cnn_in_both_policies_and_respects_the_xla_
     import tensorflow as tf
 
     worker = load_worker()
-    results = worker.check_training(tf, "/CPU:0", "9.0", xla_budget=120.0)
+    results = worker.check_training(tf, "/CPU:0", "mixed_bfloat16", xla_budget=120.0)
     assert [(r["jit_compile"], r["policy"]) for r in results] == [
         (False, "float32"),
         (False, "mixed_bfloat16"),
@@ -18,5 +18,5 @@ def test_check_training_fits_the_tiny_cnn_in_both_policies_and_respects_the_xla_
     ]
     assert all(r["ok"] and r["first_epoch_seconds"] > 0 and r["warm_step_seconds"] > 0 for r in results)
     assert tf.keras.mixed_precision.global_policy().name == "float32"  # back to the default for whatever runs next
-    starved = worker.check_training(tf, "/CPU:0", "9.0", xla_budget=0.0)
+    starved = worker.check_training(tf, "/CPU:0", "mixed_bfloat16", xla_budget=0.0)
     assert starved[-1]["timed_out"] and len(starved) == 3  # the second XLA run is skipped

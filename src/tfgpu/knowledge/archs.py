@@ -77,19 +77,31 @@ def _digits(text: str) -> tuple[int, int]:
     return int(digits[:-1] or 0), int(digits[-1])
 
 
-def mixed_policy(cc: tuple[int, int] | None) -> str | None:
-    """The Keras mixed policy for a GPU, or None when mixed precision would not pay.
+MIXED_POLICY_FROM = (((8, 0), "mixed_bfloat16"), ((7, 0), "mixed_float16"))
+"""The lowest compute capability of each Keras mixed policy, best first: bfloat16 keeps float32's
+range (no loss scaling) and is fast from Ampere (8.0) on; float16 needs the Tensor Cores of 7.x;
+below, or without a GPU, float32 is faster. The doctor's probe gets this table (``--mixed-policies``)
+and applies it to the GPU TensorFlow calls GPU:0, so both pick as ``setup(precision="auto")`` does."""
 
-    bfloat16 keeps float32's range (no loss scaling) and is fast from Ampere (8.0) on; float16
-    needs the Tensor Cores of 7.x; below, or without a GPU, float32 is faster.
+
+def mixed_policy(cc: tuple[int, int] | None) -> str | None:
+    """The Keras mixed policy for a GPU, or None when mixed precision would not pay (MIXED_POLICY_FROM).
 
     Examples:
         >>> mixed_policy((9, 0)), mixed_policy((7, 5)), mixed_policy((6, 1)), mixed_policy(None)
         ('mixed_bfloat16', 'mixed_float16', None, None)
     """
-    if cc is None or cc < (7, 0):
-        return None
-    return "mixed_bfloat16" if cc >= (8, 0) else "mixed_float16"
+    return next((policy for lowest, policy in MIXED_POLICY_FROM if cc is not None and cc >= lowest), None)
+
+
+def mixed_policy_table() -> str:
+    """MIXED_POLICY_FROM as the probe's ``--mixed-policies`` argument.
+
+    Examples:
+        >>> mixed_policy_table()
+        '8.0=mixed_bfloat16,7.0=mixed_float16'
+    """
+    return ",".join(f"{major}.{minor}={policy}" for (major, minor), policy in MIXED_POLICY_FROM)
 
 
 def mixed_policies(cc: tuple[int, int] | None) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tfgpu.knowledge.archs import mixed_policy_table
 from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
 from tfgpu.model.untrusted import finite_number, text
 from tfgpu.probe.runner import ProbeRun, ProbeRunner, RunStatus
@@ -39,8 +40,13 @@ def run_tensorflow_probe(
     checks: bool = True,
     training: bool = True,
 ) -> ProbeFacts:
-    """Start TF in the child, list and exercise its GPUs, train a tiny model, and parse its log."""
-    args = () if checks else ("--no-checks",)
+    """Start TF in the child, list and exercise its GPUs, train a tiny model, and parse its log.
+
+    The model trains in float32 and in the mixed policy ``setup(precision="auto")`` picks for the
+    GPU TensorFlow calls GPU:0 (knowledge/archs.py's table, applied in the child, which alone knows
+    which GPU that is).
+    """
+    args: tuple[str, ...] = ("--mixed-policies", mixed_policy_table()) + (() if checks else ("--no-checks",))
     run = runner.run(
         "devices",
         timeout_seconds=timeout_seconds,

@@ -148,15 +148,25 @@ TRAINING_SAMPLES = 256
 TRAINING_BATCH = 32
 
 
-def mixed_policy(compute_capability: str | None) -> str:
-    """The policy ``tfgpu.setup(precision="auto")`` picks: bfloat16 from Ampere (8.0) on, else float16.
+def mixed_policy(compute_capability: str | None, table: str) -> str | None:
+    """The mixed policy the parent's table gives this GPU, or None (float32 only).
+
+    The table (``8.0=mixed_bfloat16,7.0=mixed_float16``: best first, each from its lowest compute
+    capability) is the parent's decision; this child only knows which GPU TensorFlow calls GPU:0.
 
     Examples:
-        >>> mixed_policy("9.0"), mixed_policy("7.5"), mixed_policy(None)
-        ('mixed_bfloat16', 'mixed_float16', 'mixed_float16')
+        >>> t = "8.0=mixed_bfloat16,7.0=mixed_float16"
+        >>> [mixed_policy(cc, t) for cc in ("9.0", "7.5", "6.1", None)], mixed_policy("9.0", "")
+        (['mixed_bfloat16', 'mixed_float16', None, None], None)
     """
-    major = int(compute_capability.split(".")[0]) if compute_capability else 0
-    return "mixed_bfloat16" if major >= 8 else "mixed_float16"
+    if not compute_capability:
+        return None
+    have = tuple(int(p) for p in compute_capability.split(".")[:2])
+    for entry in filter(None, table.split(",")):
+        lowest, _, policy = entry.partition("=")
+        if have >= tuple(int(p) for p in lowest.split(".")[:2]):
+            return policy
+    return None
 
 
 def _tiny_cnn(keras: Any) -> Any:
@@ -245,14 +255,14 @@ def _bounded(fn: Callable[[], dict[str, Any]], seconds: float) -> dict[str, Any]
 
 
 def check_training(
-    tf: Any, device: str, compute_capability: str | None, xla_budget: float = XLA_BUDGET_SECONDS
+    tf: Any, device: str, mixed: str | None, xla_budget: float = XLA_BUDGET_SECONDS
 ) -> list[dict[str, Any]]:
-    """jit_compile=False, then Keras's default (XLA "auto"), in float32 and in the mixed policy setup() picks.
+    """jit_compile=False, then Keras's default (XLA "auto"), in float32 and in ``mixed`` (the policy setup() picks).
 
     Under XLA the mixed run goes first. The XLA runs share ``xla_budget`` seconds; one still compiling then is reported as
     ``timed_out`` and the rest are skipped (the caller must exit without waiting for it).
     """
-    policies = ("float32", mixed_policy(compute_capability))
+    policies = ("float32", mixed) if mixed else ("float32",)
     out = [train_once(tf, device, False, policy) for policy in policies]
     deadline = time.monotonic() + xla_budget
     for policy in reversed(policies):
@@ -289,6 +299,7 @@ def probe_devices(
     run_checks: bool = True,
     training: bool = True,
     checkpoint: Callable[[dict[str, Any]], None] = lambda data: None,
+    mixed_policies: str = "",
 ) -> dict[str, Any]:
     """The ``devices`` task over an imported ``tf``.
 
@@ -317,7 +328,7 @@ def probe_devices(
     if run_checks and training and data["per_gpu"] and "first_op_seconds" in data["per_gpu"][0]:
         data["training"] = "started"
         checkpoint(data)
-        data["training"] = check_training(tf, "/GPU:0", gpus[0].get("compute_capability"))
+        data["training"] = check_training(tf, "/GPU:0", mixed_policy(gpus[0].get("compute_capability"), mixed_policies))
     return data
 
 
@@ -335,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", required=True)
     parser.add_argument("--no-checks", action="store_true")
     parser.add_argument("--no-training", action="store_true")
+    parser.add_argument("--mixed-policies", default="", help="the parent's table: 8.0=mixed_bfloat16,7.0=…")
     args = parser.parse_args(argv)
     envelope: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -361,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.output, {**envelope, "ok": True, "data": {**envelope["data"], **data}})
 
     try:
-        envelope["data"].update(probe_devices(tf, import_seconds, not args.no_checks, not args.no_training, checkpoint))
+        envelope["data"].update(
+            probe_devices(tf, import_seconds, not args.no_checks, not args.no_training, checkpoint, args.mixed_policies)
+        )
         envelope["ok"] = True
     except Exception as exc:  # noqa: BLE001
         envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}

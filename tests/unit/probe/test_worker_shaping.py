@@ -72,11 +72,10 @@ def test_bounded_abandons_what_outlives_its_budget():
     release.set()
 
 
-def test_mixed_policy_follows_setup_auto():
+def test_the_probe_picks_the_mixed_policy_from_the_parents_table_as_setup_auto_does():
+    from tfgpu.knowledge.archs import mixed_policy, mixed_policy_table
+
     worker = load_worker()
-    assert [worker.mixed_policy(c) for c in ("9.0", "8.0", "7.5", None)] == [
-        "mixed_bfloat16",
-        "mixed_bfloat16",
-        "mixed_float16",
-        "mixed_float16",
-    ]
+    for cc in ((9, 0), (8, 0), (7, 5), (6, 1), (12, 0)):
+        assert worker.mixed_policy(f"{cc[0]}.{cc[1]}", mixed_policy_table()) == mixed_policy(cc)
+    assert worker.mixed_policy("9.0", "") is None  # no table, no mixed run: the parent decides
