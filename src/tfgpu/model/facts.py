@@ -134,6 +134,9 @@ class LibraryCopy:
     origin: str
     """A SearchDir origin when TF's loader searches that directory, else ``elsewhere``."""
     version: str | Unavailable
+    owner: str | None = None
+    """The package that installed it (``pip nvidia-cudnn-cu12 9.3.0.75``, ``conda cudnn 8.9.2.26``,
+    ``deb libcudnn8 8.9.6.50-1+cuda12.2``), where a package manager records it: the tool a fix must use."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import os
 import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tfgpu.knowledge.compat import version_key
@@ -24,6 +25,7 @@ from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.elf import ElfError, expand_origin, read_dynamic
 from tfgpu.system.files import read_regular_or_none
+from tfgpu.system.owners import package_owners
 from tfgpu.system.runner import CommandRunner
 
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -353,7 +355,18 @@ def collect_libraries(
         deps, libraries, environ.get("LD_LIBRARY_PATH"), elsewhere, cache_map, cache_dirs, cuda_major, root
     )
     tools = locate_xla_tools(environ, site_dirs, runner, root)
-    return LibraryFacts(cuda_major, libraries + chained + tools, order, foreign_cudart(environ, cuda_major))
+    found = with_owners(libraries + chained + tools, site_dirs, conda_prefix, root)
+    return LibraryFacts(cuda_major, found, order, foreign_cudart(environ, cuda_major))
+
+
+def with_owners(
+    libraries: Sequence[CudaLibrary], site_dirs: Sequence[str], conda_prefix: str | None, root: str
+) -> tuple[CudaLibrary, ...]:
+    """Each copy with the package that installed it, where pip, conda or dpkg records one."""
+    owners = package_owners((c.path for lib in libraries for c in lib.copies), site_dirs, conda_prefix, root)
+    return tuple(
+        replace(lib, copies=tuple(replace(c, owner=owners.get(c.path)) for c in lib.copies)) for lib in libraries
+    )
 
 
 def foreign_cudart(environ: Mapping[str, str], cuda_major: str) -> tuple[LibraryCopy, ...]:

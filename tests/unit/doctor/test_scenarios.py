@@ -4,6 +4,7 @@ Issue numbers: tfgpu#2 (doctor foundation)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -675,3 +676,46 @@ def test_scenario_official_tensorflow_gpu_image_carries_cudnn_8(tmp_path):
     # the same machine outside that image: the generic missing-library finding, not this one
     (m.root / "etc/bash.bashrc").write_text("# a distribution's bashrc\n")
     assert "container-official-image-cudnn8" not in {x.id for x in m.diagnose().findings}
+
+
+def _old_cudnn(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "libcudnn.so.9.1.0").write_bytes(b"")
+    os.symlink("libcudnn.so.9.1.0", directory / "libcudnn.so.9")
+
+
+def test_scenario_a_conda_cudnn_on_ld_library_path_is_upgraded_with_conda(tmp_path):
+    """The old install guides' `export LD_LIBRARY_PATH=$CONDA_PREFIX/lib/` with conda-forge's cudnn 9.1 in the env."""
+    m = gpu_machine(tmp_path)
+    prefix = tmp_path / "miniconda3/envs/tf"
+    _old_cudnn(prefix / "lib")
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "conda-meta/cudnn-9.1.0.70-h6b3ab6c_0.json").write_text(
+        json.dumps({"name": "cudnn", "version": "9.1.0.70", "files": ["lib/libcudnn.so.9", "lib/libcudnn.so.9.1.0"]})
+    )
+    m.environ = {**fixed_env(m), "CONDA_PREFIX": str(prefix)}
+    m.environ["LD_LIBRARY_PATH"] = f"{prefix / 'lib'}:{m.environ['LD_LIBRARY_PATH']}"
+    f = find(m.diagnose(), "cudnn-older-than-build")
+    assert "(installed by conda cudnn 9.1.0.70)" in f.detail
+    assert f.hint == "conda install -c conda-forge 'cudnn>=9.3'"
+
+
+def test_scenario_a_system_cudnn_from_apt_is_upgraded_with_apt(tmp_path):
+    m = gpu_machine(tmp_path)
+    system = m.root / "usr/lib/x86_64-linux-gnu"
+    _old_cudnn(system)
+    info = m.root / "var/lib/dpkg/info"
+    info.mkdir(parents=True)
+    (info / "libcudnn9-cuda-12.list").write_text(  # as dpkg -L lists NVIDIA's package
+        "/.\n/usr\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libcudnn.so.9.1.0\n"
+        "/usr/lib/x86_64-linux-gnu/libcudnn.so.9\n"
+    )
+    (m.root / "var/lib/dpkg/status").write_text(
+        "Package: libc6\nStatus: install ok installed\nVersion: 2.35-0ubuntu3\n\n"
+        "Package: libcudnn9-cuda-12\nStatus: install ok installed\nArchitecture: amd64\nVersion: 9.1.0.70-1\n"
+    )
+    m.environ = fixed_env(m)
+    m.environ["LD_LIBRARY_PATH"] = f"{system}:{m.environ['LD_LIBRARY_PATH']}"
+    f = find(m.diagnose(), "cudnn-older-than-build")
+    assert "(installed by deb libcudnn9-cuda-12 9.1.0.70-1)" in f.detail
+    assert f.hint.startswith("sudo apt-get install cudnn9-cuda-12")

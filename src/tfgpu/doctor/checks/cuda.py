@@ -15,7 +15,15 @@ from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import driver_requirement, major_minor, pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
-from tfgpu.model.facts import ContainerImage, DriverFacts, Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.facts import (
+    ContainerImage,
+    DriverFacts,
+    Facts,
+    HostFacts,
+    LibraryCopy,
+    LibraryFacts,
+    TensorFlowFacts,
+)
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
 
@@ -169,6 +177,20 @@ def _official_image_cudnn(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts)
     ]
 
 
+def _installed_by(copy: LibraryCopy) -> str:
+    return f" (installed by {copy.owner})" if copy.owner else ""
+
+
+def _cudnn_upgrade(facts: Facts, loaded: LibraryCopy, wheel: str, built: str, cuda_major: str) -> str:
+    """A newer cuDNN from the package manager that owns the copy TF loads (pip cannot replace conda's or apt's)."""
+    manager = (loaded.owner or "pip").split(" ", 1)[0]
+    if manager == "conda":
+        return f"conda install -c conda-forge {shlex.quote(f'cudnn>={built}')}"
+    if manager == "deb":
+        return f"sudo apt-get install cudnn{version_key(built)[0]}-cuda-{cuda_major}   (NVIDIA's CUDA repository)"
+    return pip(facts, "install", "--upgrade", f"{wheel}>={built}")
+
+
 def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
     out = []
     release = tf_release(tf.version)
@@ -190,7 +212,7 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                 Severity.ERROR,
                 C,
                 f"cuDNN {loaded.version} is older than the {built} TF {tf.version} was built with",
-                detail=f"TF loads {loaded.path} and refuses it: 'Loaded runtime CuDNN library: "
+                detail=f"TF loads {loaded.path}{_installed_by(loaded)} and refuses it: 'Loaded runtime CuDNN library: "
                 f"{loaded.version} but source was compiled with: {built}'. Convolutions fail with 'DNN library is not found'."
                 + "".join(
                     f" {name} {version} pins {pin} (its Requires-Dist): installing it put that cuDNN here."
@@ -203,7 +225,7 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                     if torch
                     else ""
                 ),
-                hint=pip(facts, "install", "--upgrade", f"{wheel}>={built}"),
+                hint=_cudnn_upgrade(facts, loaded, wheel, built, libs.cuda_major),
                 link=TORCH_CUDNN_CHECK if torch else "",
             )
         )
