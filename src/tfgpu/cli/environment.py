@@ -57,6 +57,9 @@ class CliEnvironment:
     stdin: TextIO
     environ: Mapping[str, str]
     color: bool
+    """Colour on stdout: a terminal, without NO_COLOR or TERM=dumb."""
+    stderr_color: bool = False
+    """The same for stderr, which may be a terminal while stdout is piped, or a log file while stdout is not."""
     runner_factory: Callable[[], CommandRunner] = SubprocessRunner
     nvml_factory: Callable[[], NvmlClient] = _pynvml_client
     worker_factory: Callable[[Worker, str | None], WorkerRunner] = _subprocess_worker
@@ -65,6 +68,10 @@ class CliEnvironment:
     host: str | None = None
     home: str | None = None
     """This user's home directory, which ``--markdown`` removes wherever it is (not only under /home)."""
+
+    def color_of(self, stream: TextIO) -> bool:
+        """Whether output on ``stream`` (this environment's stdout or stderr) may be coloured."""
+        return self.stderr_color if stream is self.stderr else self.color
 
     def sources(self) -> Sources:
         """The seams the doctor's collectors read this machine through (fakes in tests)."""
@@ -111,7 +118,7 @@ class CliEnvironment:
     @contextlib.contextmanager
     def progress(self, message: str) -> Iterator[None]:
         """A spinner on stderr while a slow step runs, only when stderr is a terminal."""
-        if not (self.color and self.stderr.isatty()):
+        if not self.stderr_color:
             yield
             return
         from rich.console import Console
@@ -123,13 +130,14 @@ class CliEnvironment:
     def from_process(cls) -> CliEnvironment:
         """The real environment of this process; colour only on a TTY without NO_COLOR."""
         stdout, stderr = cast(TextIO, SafeStream(sys.stdout)), cast(TextIO, SafeStream(sys.stderr))
-        color = stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+        allowed = "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
         return cls(
             stdout=stdout,
             stderr=stderr,
             stdin=sys.stdin if sys.stdin is not None else io.StringIO(),
             environ=dict(os.environ),
-            color=color,
+            color=allowed and stdout.isatty(),
+            stderr_color=allowed and stderr.isatty(),
             user=_user(),
             host=socket.gethostname(),
             home=os.path.expanduser("~"),

@@ -372,6 +372,10 @@ def run_command(
     except FileNotFoundError:
         for proc in procs:
             proc.kill()
+        record_dir.cleanup()
+        raise
+    except BaseException:  # tfgpu itself failing: the phase records' directory is not left behind
+        record_dir.cleanup()
         raise
     finally:
         for sig, handler in previous.items():

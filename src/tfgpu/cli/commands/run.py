@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     from tfgpu.report.run import render_run_json, run_summary
     from tfgpu.report.text import make_console
 
-    make_console(env.stderr, color=env.color, width=env.width(env.stderr)).print(run_summary(report))
+    make_console(env.stderr, color=env.stderr_color, width=env.width(env.stderr)).print(run_summary(report))
     if args.json:
         try:
             env.save(args.json, render_run_json(report))

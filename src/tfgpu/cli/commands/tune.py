@@ -75,7 +75,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     from tfgpu.report.text import make_console
     from tfgpu.report.tune import TRIAL_COLUMNS, best_so_far_line, render_tune_json, trial_row, tune_conclusion
 
-    console = make_console(out := env.stderr if args.json else env.stdout, color=env.color, width=env.width(out, 160))
+    out = env.stderr if args.json else env.stdout
+    console = make_console(out, color=env.color_of(out), width=env.width(out, 160))
     console.print(" | ".join((*TRIAL_COLUMNS, "budget")), highlight=False, markup=False, style="bold")
     first: list[Trial] = []  # the first best is the start: later ones are put against it
 
