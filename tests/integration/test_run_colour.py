@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from tests.fakes.cli import mock_environment, run_cli
 
 
