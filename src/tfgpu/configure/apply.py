@@ -219,62 +219,9 @@ def apply_options(
         applied.extend(apply_xla_cache(options, nvml, env, runner))
     tf = tf or _import_tf()
     with _before_initialisation(where):
-        physical = tf.config.list_physical_devices("GPU")
-        if tf_started and visible is not None and physical:
-            chosen = [physical[int(v)] for v in visible if v.isdigit() and int(v) < len(physical)]
-            tf.config.set_visible_devices(chosen, "GPU")
-            physical = chosen
-            applied.append(f"visible GPUs: {', '.join(visible)} (tf.config.set_visible_devices)")
-        if options.memory == "growth" and physical:  # without a GPU the warning below says so, once
-            for gpu in physical:
-                tf.config.experimental.set_memory_growth(gpu, True)
-            applied.append("memory growth on every visible GPU: TF takes memory as it needs it")
-        elif options.memory == "async" and tf_started:
-            env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
-            applied.append("TF_GPU_ALLOCATOR=cuda_malloc_async")
-        limit_mib = _limit_mib(options, nvml, visible, warnings)
-        split = options.split or 1
-        if physical and (limit_mib or split > 1):
-            per = limit_mib or _even_share_mib(nvml, visible, split)
-            configs = [tf.config.LogicalDeviceConfiguration(memory_limit=per) for _ in range(split)]
-            tf.config.set_logical_device_configuration(physical[0], configs)
-            applied.append(f"GPU 0 as {split} logical GPU(s) of {per} MiB each")
-        elif split > 1:
-            cpus = tf.config.list_physical_devices("CPU")
-            tf.config.set_logical_device_configuration(
-                cpus[0], [tf.config.LogicalDeviceConfiguration() for _ in range(split)]
-            )
-            applied.append(f"no GPU: the CPU split into {split} logical CPUs (to test multi-device code)")
-        if (options.memory in ("growth", "async") or limit_mib) and not physical:
-            warnings.append(f"memory={options.memory!r}: there is no GPU for it to apply to")
-        if options.tf32 is not None:
-            tf.config.experimental.enable_tensor_float_32_execution(options.tf32)
-            applied.append(f"TensorFloat-32 {'on' if options.tf32 else 'off'} for float32 matmuls and convolutions")
-        if options.deterministic:
-            tf.config.experimental.enable_op_determinism()
-            applied.append("op determinism on (slower; same results run to run)")
-            if _global_seed() is None:
-                # TF refuses unseeded random ops under determinism ("Random ops require a seed to be
-                # set"), which every Keras initializer is: an unmodified script would crash.
-                tf.keras.utils.set_random_seed(DETERMINISTIC_SEED)
-                applied.append(
-                    f"random seed {DETERMINISTIC_SEED} (determinism needs one; "
-                    "keras.utils.set_random_seed(N) in the script picks another)"
-                )
-        if options.log_placement:
-            tf.debugging.set_log_device_placement(True)
-            applied.append("device placement logging on")
-        if options.xla is not None:
-            tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
-            applied.append(f"XLA JIT {options.xla}")
-        if options.xla in (True, False) and flavour is KerasFlavour.TENSORFLOW:  # JAX's own jit stays as it is
-            from tfgpu.configure.keras_jit import keras_auto_jit
-
-            if keras_auto_jit(bool(options.xla)):
-                applied.append(
-                    f"Keras's jit_compile='auto' means {'XLA' if options.xla else 'no XLA'} "
-                    "(a model compiled with an explicit jit_compile keeps it)"
-                )
+        physical = _apply_visible(tf, visible, tf_started, applied)
+        _apply_memory(tf, options, nvml, visible, physical, env, tf_started, applied, warnings)
+        _apply_switches(tf, options, flavour, applied)
         cc = _compute_capability(tf, physical)
         policy = _policy_for(options.precision, cc, warnings)
         if policy != "float32":
@@ -294,6 +241,85 @@ def apply_options(
         strategy, why = _strategy(tf, options, env)
         applied.append(why)
     return Setup(options, strategy, policy, applied, warnings)
+
+
+def _apply_visible(tf: Any, visible: list[str] | None, tf_started: bool, applied: list[str]) -> list[Any]:
+    """The physical GPUs TF will use: narrowed in TF itself when it started before setup() (else the environment did it)."""
+    physical = list(tf.config.list_physical_devices("GPU"))
+    if tf_started and visible is not None and physical:
+        chosen = [physical[int(v)] for v in visible if v.isdigit() and int(v) < len(physical)]
+        tf.config.set_visible_devices(chosen, "GPU")
+        applied.append(f"visible GPUs: {', '.join(visible)} (tf.config.set_visible_devices)")
+        return chosen
+    return physical
+
+
+def _apply_memory(
+    tf: Any,
+    options: GpuOptions,
+    nvml: NvmlClient | None,
+    visible: list[str] | None,
+    physical: list[Any],
+    env: Any,
+    tf_started: bool,
+    applied: list[str],
+    warnings: list[str],
+) -> None:
+    """Memory growth, the async allocator, a limit and the split into logical devices."""
+    if options.memory == "growth" and physical:  # without a GPU the warning below says so, once
+        for gpu in physical:
+            tf.config.experimental.set_memory_growth(gpu, True)
+        applied.append("memory growth on every visible GPU: TF takes memory as it needs it")
+    elif options.memory == "async" and tf_started:
+        env["TF_GPU_ALLOCATOR"] = "cuda_malloc_async"
+        applied.append("TF_GPU_ALLOCATOR=cuda_malloc_async")
+    limit_mib = _limit_mib(options, nvml, visible, warnings)
+    split = options.split or 1
+    if physical and (limit_mib or split > 1):
+        per = limit_mib or _even_share_mib(nvml, visible, split)
+        configs = [tf.config.LogicalDeviceConfiguration(memory_limit=per) for _ in range(split)]
+        tf.config.set_logical_device_configuration(physical[0], configs)
+        applied.append(f"GPU 0 as {split} logical GPU(s) of {per} MiB each")
+    elif split > 1:
+        cpus = tf.config.list_physical_devices("CPU")
+        tf.config.set_logical_device_configuration(
+            cpus[0], [tf.config.LogicalDeviceConfiguration() for _ in range(split)]
+        )
+        applied.append(f"no GPU: the CPU split into {split} logical CPUs (to test multi-device code)")
+    if (options.memory in ("growth", "async") or limit_mib) and not physical:
+        warnings.append(f"memory={options.memory!r}: there is no GPU for it to apply to")
+
+
+def _apply_switches(tf: Any, options: GpuOptions, flavour: KerasFlavour, applied: list[str]) -> None:
+    """TF32, op determinism (with a seed when none is set), placement logging and XLA."""
+    if options.tf32 is not None:
+        tf.config.experimental.enable_tensor_float_32_execution(options.tf32)
+        applied.append(f"TensorFloat-32 {'on' if options.tf32 else 'off'} for float32 matmuls and convolutions")
+    if options.deterministic:
+        tf.config.experimental.enable_op_determinism()
+        applied.append("op determinism on (slower; same results run to run)")
+        if _global_seed() is None:
+            # TF refuses unseeded random ops under determinism ("Random ops require a seed to be
+            # set"), which every Keras initializer is: an unmodified script would crash.
+            tf.keras.utils.set_random_seed(DETERMINISTIC_SEED)
+            applied.append(
+                f"random seed {DETERMINISTIC_SEED} (determinism needs one; "
+                "keras.utils.set_random_seed(N) in the script picks another)"
+            )
+    if options.log_placement:
+        tf.debugging.set_log_device_placement(True)
+        applied.append("device placement logging on")
+    if options.xla is not None:
+        tf.config.optimizer.set_jit("autoclustering" if options.xla == "auto" else bool(options.xla))
+        applied.append(f"XLA JIT {options.xla}")
+    if options.xla in (True, False) and flavour is KerasFlavour.TENSORFLOW:  # JAX's own jit stays as it is
+        from tfgpu.configure.keras_jit import keras_auto_jit
+
+        if keras_auto_jit(bool(options.xla)):
+            applied.append(
+                f"Keras's jit_compile='auto' means {'XLA' if options.xla else 'no XLA'} "
+                "(a model compiled with an explicit jit_compile keeps it)"
+            )
 
 
 DETERMINISTIC_SEED = 0
