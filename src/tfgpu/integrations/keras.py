@@ -146,10 +146,15 @@ def _make_class() -> type:
                     )
                 return
             if self.prometheus_port is not None or self.textfile:
-                from tfgpu.monitor.exposition import PrometheusSink
+                from tfgpu.monitor.exposition import PrometheusSink, job_labels
 
                 self.exporter = PrometheusSink(
-                    socket.gethostname(), client, indices, port=self.prometheus_port, textfile=self.textfile
+                    socket.gethostname(),
+                    client,
+                    indices,
+                    port=self.prometheus_port,
+                    textfile=self.textfile,
+                    job=job_labels(os.environ),
                 )
             self.sampler = Sampler(client, indices, self.interval_seconds, on_sample=self.exporter)
             self._start_wall = time.monotonic()

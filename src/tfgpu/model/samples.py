@@ -34,6 +34,9 @@ DCGM_METRICS = (
 """(DCGM exporter's metric name, its help text, the GpuSample field, the scale to DCGM's unit): a dashboard
 built on DCGM's series reads tfgpu's under the same names and joins them by the ``UUID`` label."""
 DCGM_LABELS = ("gpu", "UUID", "Hostname", "modelName")
+JOB_LABELS = ("pod", "namespace", "hpc_job")
+"""DCGM exporter's labels for the workload using a GPU (Kubernetes pod and namespace, a Slurm job through
+its HPC job mapping): tfgpu sets the ones it knows from inside the job, so the series also join on them."""
 VIOLATION_METRICS = (
     ("power", "DCGM_FI_DEV_POWER_VIOLATION", "Throttling duration due to power constraints (in us)."),
     ("thermal", "DCGM_FI_DEV_THERMAL_VIOLATION", "Throttling duration due to thermal constraints (in us)."),

@@ -12,21 +12,50 @@ are read, never the profiling counters a running DCGM exporter may hold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tfgpu.model.errors import NvmlUnavailable, UsageError
-from tfgpu.model.samples import DCGM_LABELS, THROTTLE_REASON_WORDS, VIOLATION_METRICS, GpuSample
+from tfgpu.model.samples import DCGM_LABELS, JOB_LABELS, THROTTLE_REASON_WORDS, VIOLATION_METRICS, GpuSample
 from tfgpu.monitor.gauges import METRICS_INSTALL, DeviceGauges, metrics_available
 from tfgpu.monitor.snapshot import judge_sample
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.nvml.collect import identity
+from tfgpu.system.files import read_regular_or_none
 
 THROTTLE_REASONS = tuple(THROTTLE_REASON_WORDS)
 
 
+KUBERNETES_NAMESPACE_FILE = "var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def job_labels(environ: Mapping[str, str], root: str = "/") -> dict[str, str]:
+    """The JOB_LABELS this process can name from inside its job.
+
+    Slurm: ``hpc_job`` is SLURM_JOB_ID. Kubernetes: ``pod`` is POD_NAME (the downward API's usual
+    name), else HOSTNAME (a pod's default hostname is its name); ``namespace`` is POD_NAMESPACE, else
+    the service account's namespace file.
+    """
+    labels: dict[str, str] = {}
+    if environ.get("KUBERNETES_SERVICE_HOST"):
+        pod = environ.get("POD_NAME") or environ.get("HOSTNAME")
+        data = read_regular_or_none(Path(root) / KUBERNETES_NAMESPACE_FILE, 256)
+        namespace = environ.get("POD_NAMESPACE") or (data.decode("utf-8", "replace").strip() if data else "")
+        labels.update({k: v for k, v in (("pod", pod), ("namespace", namespace)) if v})
+    if environ.get("SLURM_JOB_ID"):
+        labels["hpc_job"] = environ["SLURM_JOB_ID"]
+    return labels
+
+
 def open_prometheus_sink(
-    hostname: str, nvml: NvmlClient, indices: Sequence[int], *, port: int | None, textfile: str | None
+    hostname: str,
+    nvml: NvmlClient,
+    indices: Sequence[int],
+    *,
+    port: int | None,
+    textfile: str | None,
+    job: Mapping[str, str] | None = None,
 ) -> PrometheusSink:
     """The exposition for ``--prometheus-port`` / ``--textfile``, refused in words when it cannot be served.
 
@@ -36,7 +65,7 @@ def open_prometheus_sink(
     if not metrics_available():
         raise UsageError(f"--prometheus-port and --textfile need prometheus_client: {METRICS_INSTALL}")
     try:
-        return PrometheusSink(hostname, nvml, indices, port=port, textfile=textfile)
+        return PrometheusSink(hostname, nvml, indices, port=port, textfile=textfile, job=job)
     except OSError as exc:
         raise UsageError(f"--prometheus-port {port}: {exc.strerror or exc}") from None
 
@@ -52,29 +81,34 @@ class PrometheusSink:
         *,
         port: int | None = None,
         textfile: str | None = None,
+        job: Mapping[str, str] | None = None,
     ) -> None:
+        """``job``: JOB_LABELS values (job_labels()), set on every series beside DCGM's labels."""
         from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
         self.registry = CollectorRegistry()
         self.hostname, self.textfile = hostname, textfile
-        self.labels: dict[int, tuple[str, str, str, str]] = {}
+        job = {k: v for k, v in (job or {}).items() if k in JOB_LABELS}
+        self.job_names, self.job_values = tuple(job), tuple(job.values())
+        self.labels: dict[int, tuple[str, ...]] = {}
         for i in indices:
             name, uuid = identity(nvml, i)
-            self.labels[i] = (str(i), uuid, hostname, name)
-        self.gauges = DeviceGauges(self.registry)
+            self.labels[i] = (str(i), uuid, hostname, name, *self.job_values)
+        self.gauges = DeviceGauges(self.registry, self.job_names)
         self.throttle = Gauge(
             "tfgpu_gpu_clocks_event_active",
             "1 while NVML reports this clocks-event (throttle) reason active.",
-            (*DCGM_LABELS, "reason"),
+            (*DCGM_LABELS, *self.job_names, "reason"),
             registry=self.registry,
         )
         self.nvml = nvml
         self.violations = [
-            (policy, Gauge(name, text, DCGM_LABELS, registry=self.registry)) for policy, name, text in VIOLATION_METRICS
+            (policy, Gauge(name, text, (*DCGM_LABELS, *self.job_names), registry=self.registry))
+            for policy, name, text in VIOLATION_METRICS
         ]
         self.unsupported: set[tuple[int, str]] = set()
         self.training: dict[str, Any] = {
-            name: Gauge(name, text, ("Hostname",), registry=self.registry)
+            name: Gauge(name, text, ("Hostname", *self.job_names), registry=self.registry)
             for name, text in (
                 ("tfgpu_training_epoch", "Epochs finished."),
                 ("tfgpu_training_epoch_seconds", "Seconds of the last epoch."),
@@ -87,7 +121,13 @@ class PrometheusSink:
 
     def __call__(self, sample: GpuSample) -> None:
         """Set one GPU's gauges from its latest reading (a figure it did not report keeps its last value)."""
-        key = self.labels.get(sample.index) or (str(sample.index), "unknown", self.hostname, "unknown")
+        key = self.labels.get(sample.index) or (
+            str(sample.index),
+            "unknown",
+            self.hostname,
+            "unknown",
+            *self.job_values,
+        )
         self.gauges.set(sample, key, judge_sample(sample, None)[0])
         for reason in THROTTLE_REASONS:
             self.throttle.labels(*key, THROTTLE_REASON_WORDS[reason]).set(1 if reason in sample.throttle_reasons else 0)
@@ -95,7 +135,7 @@ class PrometheusSink:
             self._violations(sample.index, key)
         self._write()
 
-    def _violations(self, index: int, key: tuple[str, str, str, str]) -> None:
+    def _violations(self, index: int, key: tuple[str, ...]) -> None:
         """The driver's accumulated throttle microseconds per reason; a reason NVML does not report is left out.
 
         Exported as gauges under DCGM's counter names, so the series join DCGM's; ``rate()`` of one
@@ -113,12 +153,14 @@ class PrometheusSink:
 
     def epoch(self, number: int, seconds: float, steps: int | None, first_seconds: float | None) -> None:
         """A training epoch ended (GpuMonitor)."""
-        self.training["tfgpu_training_epoch"].labels(self.hostname).set(number)
-        self.training["tfgpu_training_epoch_seconds"].labels(self.hostname).set(seconds)
+        self.training["tfgpu_training_epoch"].labels(self.hostname, *self.job_values).set(number)
+        self.training["tfgpu_training_epoch_seconds"].labels(self.hostname, *self.job_values).set(seconds)
         if steps:
-            self.training["tfgpu_training_step_seconds"].labels(self.hostname).set(seconds / steps)
+            self.training["tfgpu_training_step_seconds"].labels(self.hostname, *self.job_values).set(seconds / steps)
         if first_seconds is not None:
-            self.training["tfgpu_training_first_epoch_seconds"].labels(self.hostname).set(first_seconds)
+            self.training["tfgpu_training_first_epoch_seconds"].labels(self.hostname, *self.job_values).set(
+                first_seconds
+            )
         self._write()
 
     def _write(self) -> None:

@@ -26,15 +26,16 @@ def metrics_available() -> bool:
 class DeviceGauges:
     """One gauge per DCGM device figure, and the health gauge, registered in ``registry``."""
 
-    def __init__(self, registry: Any) -> None:
+    def __init__(self, registry: Any, extra_labels: tuple[str, ...] = ()) -> None:
         from prometheus_client import Gauge
 
-        self.device = [(Gauge(n, h, DCGM_LABELS, registry=registry), f, s) for n, h, f, s in DCGM_METRICS]
+        names = (*DCGM_LABELS, *extra_labels)
+        self.device = [(Gauge(n, h, names, registry=registry), f, s) for n, h, f, s in DCGM_METRICS]
         self.health = Gauge(
-            "tfgpu_gpu_health", "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.", DCGM_LABELS, registry=registry
+            "tfgpu_gpu_health", "tfgpu's judgement: 0 healthy, 1 degraded, 2 failed.", names, registry=registry
         )
 
-    def set(self, sample: GpuSample, labels: tuple[str, str, str, str], health: Health) -> None:
+    def set(self, sample: GpuSample, labels: tuple[str, ...], health: Health) -> None:
         """One GPU's figures (a figure it did not report keeps its last value) and its health."""
         for gauge, field, scale in self.device:
             value = getattr(sample, field)

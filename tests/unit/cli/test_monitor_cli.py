@@ -78,6 +78,32 @@ def test_the_drivers_throttle_time_per_reason_is_exported_under_dcgms_violation_
     assert families["DCGM_FI_DEV_RELIABILITY_VIOLATION"].samples[0].value == 0
 
 
+def test_the_series_carry_the_jobs_labels_as_dcgm_names_them(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tfgpu.monitor.exposition import job_labels
+
+    path = tmp_path / "tfgpu.prom"
+    environ = {"PATH": "/usr/bin", "SLURM_JOB_ID": "4242", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "train-0"}
+    env = mock_environment(nvml=FakeNvml([FakeGpu()]), host="gpu-node-7", environ=environ)
+    result = run_cli("monitor", "--duration", "0.2", "--interval", "0.1", "--textfile", str(path), env=env)
+    assert result.exit_status == 0, result.stderr
+    families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
+    (temp,) = families["DCGM_FI_DEV_GPU_TEMP"].samples
+    assert (temp.labels["hpc_job"], temp.labels["pod"], temp.labels["UUID"][:4]) == ("4242", "train-0", "GPU-")
+    assert "namespace" not in temp.labels  # neither POD_NAMESPACE nor the service account's file
+    root = tmp_path / "r"
+    namespace = root / "var/run/secrets/kubernetes.io/serviceaccount/namespace"
+    namespace.parent.mkdir(parents=True)
+    namespace.write_text("ml-team\n")
+    assert job_labels({**environ, "POD_NAME": "train-0-x7k"}, str(root)) == {
+        "pod": "train-0-x7k",
+        "namespace": "ml-team",
+        "hpc_job": "4242",
+    }
+    assert job_labels({"PATH": "/usr/bin"}) == {}
+
+
 def test_the_prometheus_port_serves_the_same_readings(tmp_path):
     import socket
     import urllib.request

@@ -16,7 +16,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.model.errors import DiagnosticError, NvmlUnavailable, UsageError
 from tfgpu.model.samples import GpuSample, JudgedFrom
-from tfgpu.monitor.exposition import open_prometheus_sink
+from tfgpu.monitor.exposition import job_labels, open_prometheus_sink
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import Sampler
 from tfgpu.monitor.sinks import CsvSink, JsonlSink
@@ -102,7 +102,12 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         sinks.append((JsonlSink(jsonl_file[0]), args.jsonl))
     if args.prometheus_port is not None or args.textfile:
         exposition = open_prometheus_sink(
-            env.host or "unknown", client, list(range(count)), port=args.prometheus_port, textfile=args.textfile
+            env.host or "unknown",
+            client,
+            list(range(count)),
+            port=args.prometheus_port,
+            textfile=args.textfile,
+            job=job_labels(env.environ),
         )
         sinks.append((exposition, args.textfile or f"port {args.prometheus_port}"))
 
