@@ -23,8 +23,10 @@ import socket
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from tfgpu.launch.slurm import DEFAULT_PORT, slurm_tf_config
+from tfgpu.launch.slurm import PORT_VARIABLE as SLURM_PORT_VARIABLE
 from tfgpu.model.errors import UsageError
 
 HOSTS_VARIABLE = "TFGPU_WORKER_HOSTS"
@@ -32,6 +34,8 @@ INDEX_VARIABLES = ("TFGPU_TASK_INDEX", "JOB_COMPLETION_INDEX")
 PORT_VARIABLE = "TFGPU_WORKER_PORT"
 MAX_WORKERS = 4096
 """More workers than this in one list is a typo in a range (``[0-40000]``), not a cluster."""
+RESOLVED_AT_MOST = 64
+"""Other workers' names looked up before the start: enough to catch a missing Service or a typo, not a thread per worker of a large job."""
 RESOLVE_SECONDS = 5.0
 """How long the whole DNS check may take before the training starts: a name the cluster's DNS does
 not know yet (a headless Service not created, a pod not scheduled) is said, not waited for."""
@@ -40,7 +44,15 @@ _RANGE = re.compile(r"^([^\[\]]*)\[([0-9]+)-([0-9]+)\]([^\[\]]*)$")
 _HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$")
 
 
-def cluster_tf_config(environ: Mapping[str, str]) -> str | None:
+@dataclass(frozen=True)
+class ClusterConfig:
+    """A worker's TF_CONFIG and the variable that moves its ports (said when this worker's port is taken)."""
+
+    tf_config: str
+    port_variable: str
+
+
+def cluster_config(environ: Mapping[str, str]) -> ClusterConfig | None:
     """This worker's TF_CONFIG: the user's own stays (None), then Slurm's, then the host list's.
 
     Raises:
@@ -48,7 +60,21 @@ def cluster_tf_config(environ: Mapping[str, str]) -> str | None:
     """
     if "TF_CONFIG" in environ:
         return None
-    return slurm_tf_config(environ) or host_list_tf_config(environ)
+    slurm = slurm_tf_config(environ)
+    if slurm:
+        return ClusterConfig(slurm, SLURM_PORT_VARIABLE)
+    hosts = host_list_tf_config(environ)
+    return ClusterConfig(hosts, PORT_VARIABLE) if hosts else None
+
+
+def cluster_tf_config(environ: Mapping[str, str]) -> str | None:
+    """cluster_config's TF_CONFIG alone.
+
+    Raises:
+        UsageError: a scheduler or host-list variable that cannot give a TF_CONFIG.
+    """
+    found = cluster_config(environ)
+    return found.tf_config if found else None
 
 
 def host_list_tf_config(environ: Mapping[str, str]) -> str | None:
@@ -134,7 +160,8 @@ def unresolved_workers(tf_config: str, timeout_seconds: float = RESOLVE_SECONDS)
         me = int(doc["task"]["index"])
     except (ValueError, KeyError, TypeError):
         return []
-    hosts = [str(w).rsplit(":", 1)[0].strip("[]") for i, w in enumerate(workers) if i != me]
+    hosts = list(dict.fromkeys(str(w).rsplit(":", 1)[0].strip("[]") for i, w in enumerate(workers) if i != me))
+    hosts = hosts[:RESOLVED_AT_MOST]
     found: set[str] = set()
 
     def resolve(host: str) -> None:
@@ -144,10 +171,10 @@ def unresolved_workers(tf_config: str, timeout_seconds: float = RESOLVE_SECONDS)
         except (OSError, UnicodeError):
             pass
 
-    threads = [threading.Thread(target=resolve, args=(h,), daemon=True) for h in dict.fromkeys(hosts)]
+    threads = [threading.Thread(target=resolve, args=(h,), daemon=True) for h in hosts]
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + timeout_seconds
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
-    return [h for h in dict.fromkeys(hosts) if h not in found]
+    return [h for h in hosts if h not in found]

@@ -28,10 +28,9 @@ from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
-from tfgpu.launch.cluster import HOSTS_VARIABLE, PORT_VARIABLE, cluster_tf_config, unresolved_workers
+from tfgpu.launch.cluster import cluster_config, cluster_tf_config, unresolved_workers
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
-from tfgpu.launch.slurm import PORT_VARIABLE as SLURM_PORT_VARIABLE
 from tfgpu.launch.slurm import own_port_taken
 from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.model.findings import Severity
@@ -250,18 +249,17 @@ def cluster_warnings(environ: Mapping[str, str]) -> list[str]:
     This worker's own port already taken on this host (another job's worker?), and the other
     workers' names that DNS does not resolve (a headless Service not created, a typo in the list).
     """
-    tf_config = cluster_tf_config(environ)
-    if not tf_config:
+    found = cluster_config(environ)
+    if not found:
         return []
-    variable = PORT_VARIABLE if HOSTS_VARIABLE in environ and "SLURM_JOB_ID" not in environ else SLURM_PORT_VARIABLE
     out = []
-    taken = own_port_taken(tf_config)
+    taken = own_port_taken(found.tf_config)
     if taken is not None:
         out.append(
             f"port {taken}, this worker's address in TF_CONFIG, is already in use on this host (another job's "
-            f"worker?): TensorFlow's server would fail to start; give this job other ports with {variable}=<free port>"
+            f"worker?): TensorFlow's server would fail to start; give this job other ports with {found.port_variable}=<free port>"
         )
-    missing = unresolved_workers(tf_config)
+    missing = unresolved_workers(found.tf_config)
     if missing:
         names = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         out.append(

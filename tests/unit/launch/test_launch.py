@@ -146,3 +146,17 @@ def test_workers_whose_names_do_not_resolve_are_named_before_the_start():
     )
     assert unresolved_workers(config, timeout_seconds=10) == ["nowhere.invalid"]  # RFC 6761: never resolves
     assert unresolved_workers("not json") == []
+
+
+def test_a_host_list_workers_port_taken_names_the_host_lists_port_variable():
+    import socket
+
+    from tfgpu.launch.run import cluster_warnings
+
+    with socket.socket() as busy:
+        busy.bind(("", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        pods = {"TFGPU_WORKER_HOSTS": f"localhost:{port},127.0.0.1", "TFGPU_TASK_INDEX": "0", "SLURM_JOB_ID": "9"}
+        (warning,) = cluster_warnings(pods)  # a one-task Slurm job: the host list gives the TF_CONFIG
+    assert f"port {port}" in warning and "TFGPU_WORKER_PORT=" in warning
