@@ -35,8 +35,11 @@ def package_owners(
     wanted: dict[str, list[str]] = {}
     for path in paths:
         wanted.setdefault(os.path.realpath(path), []).append(path)
+    managed = [os.path.realpath(d) + os.sep for d in (*site_dirs, *([conda_prefix] if conda_prefix else []))]
+    system = any(not real.startswith(tuple(managed)) for real in wanted)  # dpkg's status is read only for these
     owners: dict[str, str] = {}
-    for real, owner in (*_pip(site_dirs), *_conda(conda_prefix), *_deb(root)):  # files resolved, links included
+    records = (*_pip(site_dirs), *_conda(conda_prefix), *(_deb(root) if system else ()))
+    for real, owner in records:  # files resolved, links included
         for path in wanted.get(real, ()):
             owners.setdefault(path, owner)
     return owners
