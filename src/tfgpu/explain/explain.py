@@ -24,11 +24,14 @@ def context_of(facts: Facts | None) -> ScanContext:
         os_name = {"Windows": "windows", "Linux": "linux", "Darwin": "macos"}.get(facts.host.os_name)
         container = facts.host.container is not None
     tf = facts.tensorflow
+    gpus = facts.gpus
     return ScanContext(
         os=os_name,
         tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None,
         container=container,
         cuda_installed=cuda_installed(facts),
+        # A GPU here makes TF's "GPU will not be used" the problem; none here says nothing about a log from elsewhere.
+        no_gpu=False if isinstance(gpus, tuple) and gpus else None,
     )
 
 
@@ -130,7 +133,8 @@ def explain_scanner(
     ``explain --run``): TF's notices of a missing CUDA are then harmless, and the script's own
     error comes first.
     """
-    result = scanner.result(replace(context_of(facts), no_gpu=no_gpu))
+    context = context_of(facts)
+    result = scanner.result(replace(context, no_gpu=no_gpu) if no_gpu is not None else context)
     values = fix_values(facts, result.context.tf_version)
     problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)
     harmless = tuple(_problem(h, values) for h in result.hits if h.signature.benign)

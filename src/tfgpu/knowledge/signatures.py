@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from importlib import resources
 from typing import Any
 
@@ -44,6 +45,38 @@ _CONTAINER_HINT = re.compile(
     r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b"
 )
 """A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
+_GPU_EVIDENCE = re.compile(
+    r"failed call to cuInit|CUDA_ERROR_[A-Z_]+|Cannot dlopen some GPU libraries|Created (?:TensorFlow )?device "
+    r"\S*device:GPU:\d|Found device \d+ with properties|successful NUMA node read|NVIDIA-SMI \d|"
+    r"Driver Version: \d|Num GPUs Available|pciBusID:"
+)
+"""Lines that only a machine with an NVIDIA driver (or a user who wanted its GPU) produces: TF's
+CUDA driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), its GPU device discovery and
+creation (gpu_device.cc, cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU
+count TensorFlow's install guide prints. Without any of them, TF's "GPU will not be used" is a CPU run."""
+_GPU_EVIDENCE_KEYS = (
+    "cuInit",
+    "CUDA_ERROR_",
+    "GPU",
+    "Found device",
+    "NUMA node",
+    "NVIDIA-SMI",
+    "Driver Version",
+    "pciBusID",
+)
+
+
+class GpuKnown(str, Enum):
+    """Whether the log's machine has an NVIDIA GPU, as the facts or the log itself say."""
+
+    PRESENT = "present"
+    """The facts say so (``tfgpu run`` or ``explain --run`` on a GPU machine), or the log shows a driver or a GPU."""
+    ABSENT = "absent"
+    """The log comes from this machine and it has no NVIDIA GPU."""
+    UNKNOWN = "unknown"
+    """Neither: a log from elsewhere with no sign of a GPU."""
+
+
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
 )
@@ -81,9 +114,9 @@ class Signature:
     when_container: bool | None = None
     """Only inside (True) or outside (False) a container: the same missing libcuda is a driver
     to install on a host and a GPU runtime that was not asked for in a container."""
-    when_no_gpu: bool | None = None
-    """Only on a machine known to have no NVIDIA GPU (True), or anywhere but there (False): TF's GPU
-    build says it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
+    when_gpu: GpuKnown | None = None
+    """Only where the machine's GPU is known to be present, absent, or unknown: TF's GPU build says
+    it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
     when_other_cuda: bool = False
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
@@ -234,7 +267,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 keywords=tuple(tuple(keys) for keys in keywords),
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
-                when_no_gpu=when.get("no_gpu"),
+                when_gpu=GpuKnown(when["gpu"]) if "gpu" in when else None,
                 when_other_cuda=bool(when.get("other_cuda", False)),
             )
         )
@@ -282,7 +315,10 @@ class ScanContext:
     cuda_installed: tuple[str, ...] | None = None
     """CUDA versions installed on the machine ("10.2", "12"), when known."""
     no_gpu: bool | None = None
-    """True when the log comes from this machine and it has no NVIDIA GPU (``tfgpu run``, ``explain --run``)."""
+    """True when the log comes from this machine and it has no NVIDIA GPU, False when it has one
+    (``tfgpu run``, ``explain --run``); None for a log from elsewhere."""
+    gpu: GpuKnown = GpuKnown.UNKNOWN
+    """What the scanner concludes from ``no_gpu`` and the log's own lines (ScanResult's context)."""
 
 
 @dataclass(frozen=True)
@@ -333,6 +369,7 @@ class LogScanner:
         self.long_lines = 0
         self.windows_seen = False
         self.container_seen = False
+        self.gpu_seen = False
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
@@ -383,6 +420,8 @@ class LogScanner:
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
             self.container_seen = bool(_CONTAINER_HINT.search(line))
+        if not self.gpu_seen and any(k in line for k in _GPU_EVIDENCE_KEYS):
+            self.gpu_seen = bool(_GPU_EVIDENCE.search(line))
         if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
             match = _TF_VERSION.search(line)
             if match:
@@ -464,6 +503,13 @@ class LogScanner:
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed,
             no_gpu=ctx.no_gpu,
+            gpu=(
+                GpuKnown.ABSENT
+                if ctx.no_gpu is True
+                else GpuKnown.PRESENT
+                if ctx.no_gpu is False or self.gpu_seen
+                else GpuKnown.UNKNOWN
+            ),
         )
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
@@ -486,7 +532,7 @@ class LogScanner:
             return False
         if signature.when_container is not None and bool(ctx.container) != signature.when_container:
             return False
-        if signature.when_no_gpu is not None and (ctx.no_gpu is True) != signature.when_no_gpu:
+        if signature.when_gpu is not None and ctx.gpu is not signature.when_gpu:
             return False
         if signature.tf_min:
             version = _version(ctx.tf_version)

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfgpu.knowledge.signatures import BLOCK_LINES, LogScanner, ScanContext, Signature, load_signatures, render_template
+from tfgpu.model.findings import Severity
 
 SIGNATURES = load_signatures()
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
@@ -21,6 +22,7 @@ CONTEXT = {
     "libcuda-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
+    "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
 }
 
 
@@ -190,14 +192,6 @@ def test_keyword_prefilter_by_block_finds_what_every_pattern_on_every_line_finds
     assert hits(LogScanner()) == hits(unfiltered)
 
 
-def test_no_cuda_at_start_is_the_problem_where_a_gpu_may_be_and_harmless_where_none_is():
-    # issue 23: on a CPU machine the full tensorflow wheel logs this at INFO on every start
-    line = "I0000 cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used."
-    unknown, gpu, none = (scan([line], ScanContext(no_gpu=flag)).hits for flag in (None, False, True))
-    assert [h.signature.id for h in unknown] == [h.signature.id for h in gpu] == ["cudart-stub-no-cuda-runtime"]
-    assert [(h.signature.id, h.signature.benign) for h in none] == [("cpu-machine-no-cuda", True)]
-
-
 NVRTC_LINE = (
     "E0000 00:00:1 2 cuda_dnn.cc:1] Could not load library libnvrtc.so.12. "
     "Error: libnvrtc.so.12: cannot open shared object file: No such file or directory"
@@ -216,3 +210,37 @@ def test_every_part_of_a_line_with_carriage_returns_is_read(line):
     scanner = LogScanner()
     scanner.feed(line)
     assert "nvrtc" in " ".join(h.signature.id for h in scanner.result().hits)
+
+
+def test_no_cuda_is_a_problem_only_where_a_gpu_is_known_or_shown():
+    """TF's GPU build says "GPU will not be used" at every start without CUDA: on a CPU machine that is a CPU run."""
+    line = "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used."
+
+    def verdict(lines, context=None):
+        return [(h.signature.id, h.signature.benign) for h in scan(lines, context).hits]
+
+    # a log from elsewhere that shows nothing about a GPU: a warning that says when it matters, never an error
+    assert verdict([line]) == [("no-cuda-runtime-gpu-unknown", False)]
+    assert scan([line]).hits[0].signature.severity is Severity.WARNING
+    oom = "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024]"
+    assert "no-cuda-runtime-gpu-unknown" not in [h for h, _ in verdict([line, oom])]  # another error explains the log
+    assert verdict([line], ScanContext(no_gpu=True)) == [("cpu-machine-no-cuda", True)]
+    assert verdict([line], ScanContext(no_gpu=False)) == [("cudart-stub-no-cuda-runtime", False)]
+    for shown in (
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: UNKNOWN ERROR (303)",
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+        "Num GPUs Available:  0",
+    ):
+        assert ("cudart-stub-no-cuda-runtime", False) in verdict([line, shown]), shown
+
+
+def test_a_log_explained_on_a_gpu_machine_reads_no_cuda_as_the_problem(tmp_path):
+    from tests.fakes.machines import gpu_machine
+
+    from tfgpu.doctor.collect import collect_facts
+    from tfgpu.explain.explain import explain_lines
+
+    facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")  # an H200 here
+    line = "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used."
+    assert [p.id for p in explain_lines([line], facts).problems] == ["cudart-stub-no-cuda-runtime"]
+    assert [p.id for p in explain_lines([line]).problems] == ["no-cuda-runtime-gpu-unknown"]
