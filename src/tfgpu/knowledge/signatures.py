@@ -45,6 +45,10 @@ _CONTAINER_HINT = re.compile(
     r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b"
 )
 """A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
+_LOG_RECORD = re.compile(
+    r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
+)
+"""The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
 _GPU_EVIDENCE = re.compile(
     r"failed call to cuInit|CUDA_ERROR_[A-Z_]+|Cannot dlopen some GPU libraries|Created (?:TensorFlow )?device "
     r"\S*device:GPU:\d|Found device \d+ with properties|successful NUMA node read|NVIDIA-SMI \d|"
@@ -64,6 +68,13 @@ _GPU_EVIDENCE_KEYS = (
     "Driver Version",
     "pciBusID",
 )
+
+
+class Matched(Enum):
+    """Whether a line matched a specific signature (a fallback alone does not count)."""
+
+    YES = "yes"
+    NO = "no"
 
 
 class GpuKnown(str, Enum):
@@ -442,11 +453,48 @@ class LogScanner:
             for key, pattern, literals in self._also
             if key not in self._also_seen and any(k in (low if ci else block) for k, ci in literals)
         ]
+        record: tuple[int, str] | None = None  # the last log record whose line matched no specific signature
         for number, line in self._pending:
-            self._match_line(number, line, held, also)
+            if record is not None and not _LOG_RECORD.match(line) and self._match_joined(record, line):
+                record = None
+                continue
+            matched = self._match_line(number, line, held, also)
+            record = (number, line) if matched is Matched.NO and _LOG_RECORD.match(line) else None
         self._pending = []
 
-    def _match_line(self, number: int, line: str, held: _Keywords, also: list[tuple[int, re.Pattern[str]]]) -> None:
+    def _match_joined(self, record: tuple[int, str], line: str) -> bool:
+        """A log record a post or a terminal broke in two: the record's line joined with its continuation.
+
+        Tried only after a TensorFlow log record that matched no specific signature, and only for
+        the line right after it when that line starts no record of its own: the common line costs
+        nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word). A
+        fallback the record's first half met alone gives way to what the whole record says.
+        """
+        number, first = record
+        for joined in (first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()):
+            held = self._keywords.held_in(joined, joined.lower())
+            if self._match_line(number, joined, held, [], fallback=False) is Matched.YES:
+                self._forget_fallback(number)
+                return True
+        return False
+
+    def _forget_fallback(self, number: int) -> None:
+        for key, hit in list(self._hits.items()):
+            if hit.signature.fallback and hit.first_line == number:
+                if hit.count <= 1:
+                    del self._hits[key]
+                else:
+                    hit.count -= 1
+
+    def _match_line(
+        self,
+        number: int,
+        line: str,
+        held: _Keywords,
+        also: list[tuple[int, re.Pattern[str]]],
+        fallback: bool = True,
+    ) -> Matched:
+        """Record what the line matches, and say whether a specific signature matched it."""
         for also_id, also_pattern in also:
             if also_id not in self._also_seen and also_pattern.search(line):
                 self._also_seen.add(also_id)
@@ -467,8 +515,11 @@ class LogScanner:
             if match:
                 matched.add(index)
                 self._record(self.signatures[index], match, line, number)
-        if not matched and held.fallback:
+        if matched:
+            return Matched.YES
+        if fallback and held.fallback:
             self._match_fallback(number, line, held)
+        return Matched.NO
 
     def _match_fallback(self, number: int, line: str, held: _Keywords) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""

@@ -244,3 +244,23 @@ def test_a_log_explained_on_a_gpu_machine_reads_no_cuda_as_the_problem(tmp_path)
     line = "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used."
     assert [p.id for p in explain_lines([line], facts).problems] == ["cudart-stub-no-cuda-runtime"]
     assert [p.id for p in explain_lines([line]).problems] == ["no-cuda-runtime-gpu-unknown"]
+
+
+@pytest.mark.parametrize(
+    "split",
+    [
+        ("Loaded runtime CuDNN library: 8.0.5 but source was", "compiled with: 8.1.0.  CuDNN library needs to have"),
+        ("Loaded runtime CuDNN library: 8.0.5 but source was comp", "iled with: 8.1.0.  CuDNN library needs to have"),
+    ],
+    ids=["at-a-blank", "mid-word"],
+)
+def test_a_log_record_broken_across_two_lines_is_read_whole(split):
+    first, rest = split
+    record = "2021-03-01 10:00:00.000000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] " + first
+    hits = scan([record, rest]).hits
+    assert [h.signature.id for h in hits] == ["cudnn-version-mismatch"]  # the E-level fallback gave way
+    assert (hits[0].groups["have"], hits[0].groups["want"]) == ("8.0.5", "8.1.0")
+    # a line that starts a record of its own is not a continuation
+    assert "cudnn-version-mismatch" not in [
+        h.signature.id for h in scan([record, "2021-03-01 10:00:01.0: " + rest]).hits
+    ]
