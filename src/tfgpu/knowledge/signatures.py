@@ -49,6 +49,13 @@ _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
+_CUDA_INSTALLED = re.compile(
+    r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
+    r"CUDA[\\/]v(\d+\.\d+)[\\/]"
+)
+"""A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
+library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y. nvidia-smi's "CUDA
+Version" is the driver's ceiling, not an install, and is not read."""
 _GPU_EVIDENCE = re.compile(
     r"failed call to cuInit|CUDA_ERROR_[A-Z_]+|Cannot dlopen some GPU libraries|Created (?:TensorFlow )?device "
     r"\S*device:GPU:\d|Found device \d+ with properties|successful NUMA node read|NVIDIA-SMI \d|"
@@ -381,6 +388,7 @@ class LogScanner:
         self.windows_seen = False
         self.container_seen = False
         self.gpu_seen = False
+        self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
@@ -431,6 +439,9 @@ class LogScanner:
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
             self.container_seen = bool(_CONTAINER_HINT.search(line))
+        if "/cuda-" in line or "ools, release" in line or "cudatoolkit" in line or "\\v1" in line or "/v1" in line:
+            for found in _CUDA_INSTALLED.finditer(line):
+                self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
         if not self.gpu_seen and any(k in line for k in _GPU_EVIDENCE_KEYS):
             self.gpu_seen = bool(_GPU_EVIDENCE.search(line))
         if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
@@ -552,7 +563,7 @@ class LogScanner:
             os=ctx.os or ("windows" if self.windows_seen else None),
             tf_version=ctx.tf_version or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
-            cuda_installed=ctx.cuda_installed,
+            cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
             no_gpu=ctx.no_gpu,
             gpu=(
                 GpuKnown.ABSENT

@@ -264,3 +264,19 @@ def test_a_log_record_broken_across_two_lines_is_read_whole(split):
     assert "cudnn-version-mismatch" not in [
         h.signature.id for h in scan([record, "2021-03-01 10:00:01.0: " + rest]).hits
     ]
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "dlerror: libcudart.so.10.0: cannot open shared object file; LD_LIBRARY_PATH: /usr/local/cuda-10.1/lib64",
+        "Cuda compilation tools, release 10.1, V10.1.243",
+    ],
+    ids=["library-path", "nvcc"],
+)
+def test_a_cuda_the_log_shows_installed_makes_a_missing_soname_the_wrong_cuda(shown):
+    missing = "W dso_loader.cc:55] Could not load dynamic library 'libcudart.so.10.0'; dlerror: libcudart.so.10.0: cannot open shared object file"
+    assert scan([missing]).hits[0].signature.id != "cuda-runtime-of-another-version"  # nothing says what is installed
+    hits = scan([missing, shown]).hits
+    assert hits[0].signature.id == "cuda-runtime-of-another-version"
+    assert scan([missing, shown]).context.cuda_installed == ("10.1",)
