@@ -51,30 +51,30 @@ _LOG_RECORD = re.compile(
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
-    r"CUDA[\\/]v(\d+\.\d+)[\\/]"
+    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y. nvidia-smi's "CUDA
 Version" is the driver's ceiling, not an install, and is not read."""
-_GPU_EVIDENCE = re.compile(
-    r"failed call to cuInit|CUDA_ERROR_[A-Z_]+|Cannot dlopen some GPU libraries|Created (?:TensorFlow )?device "
-    r"\S*device:GPU:\d|Found device \d+ with properties|successful NUMA node read|NVIDIA-SMI \d|"
-    r"Driver Version: \d|Num GPUs Available|pciBusID:"
-)
-"""Lines that only a machine with an NVIDIA driver (or a user who wanted its GPU) produces: TF's
-CUDA driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), its GPU device discovery and
-creation (gpu_device.cc, cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU
-count TensorFlow's install guide prints. Without any of them, TF's "GPU will not be used" is a CPU run."""
+_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit")
+"""Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _GPU_EVIDENCE_KEYS = (
-    "cuInit",
+    "failed call to cuInit",
     "CUDA_ERROR_",
-    "GPU",
-    "Found device",
-    "NUMA node",
-    "NVIDIA-SMI",
-    "Driver Version",
-    "pciBusID",
+    "Cannot dlopen some GPU libraries",
+    "device:GPU:",
+    "Found device ",
+    "successful NUMA node read",
+    "NVIDIA-SMI ",
+    "Driver Version: ",
+    "Num GPUs Available",
+    "pciBusID:",
 )
+"""Text that only a machine with an NVIDIA driver (or a user who wanted its GPU) produces: TF's CUDA
+driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), its GPU devices (gpu_device.cc,
+cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU count TensorFlow's install
+guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU run. Plain substrings,
+looked for in each block of lines at once."""
 
 
 class Matched(Enum):
@@ -439,11 +439,6 @@ class LogScanner:
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
             self.container_seen = bool(_CONTAINER_HINT.search(line))
-        if "/cuda-" in line or "ools, release" in line or "cudatoolkit" in line or "\\v1" in line or "/v1" in line:
-            for found in _CUDA_INSTALLED.finditer(line):
-                self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
-        if not self.gpu_seen and any(k in line for k in _GPU_EVIDENCE_KEYS):
-            self.gpu_seen = bool(_GPU_EVIDENCE.search(line))
         if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
             match = _TF_VERSION.search(line)
             if match:
@@ -457,6 +452,7 @@ class LogScanner:
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
+        self._read_machine(block)
         low = block.lower()
         held = self._keywords.held_in(block, low)
         also = [
@@ -466,12 +462,20 @@ class LogScanner:
         ]
         record: tuple[int, str] | None = None  # the last log record whose line matched no specific signature
         for number, line in self._pending:
-            if record is not None and not _LOG_RECORD.match(line) and self._match_joined(record, line):
+            if record is not None and not _starts_record(line) and self._match_joined(record, line):
                 record = None
                 continue
             matched = self._match_line(number, line, held, also)
-            record = (number, line) if matched is Matched.NO and _LOG_RECORD.match(line) else None
+            record = (number, line) if matched is Matched.NO and _starts_record(line) else None
         self._pending = []
+
+    def _read_machine(self, block: str) -> None:
+        """What a block of lines says about the machine: a GPU shown, CUDA toolkits installed (searched per block, not per line)."""
+        if not self.gpu_seen:
+            self.gpu_seen = any(k in block for k in _GPU_EVIDENCE_KEYS)
+        if any(k in block for k in _CUDA_HINTS):
+            for found in _CUDA_INSTALLED.finditer(block):
+                self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
 
     def _match_joined(self, record: tuple[int, str], line: str) -> bool:
         """A log record a post or a terminal broke in two: the record's line joined with its continuation.
@@ -608,6 +612,15 @@ def cuda_version_of(soname_version: str) -> str:
     if soname_version.isdigit() and len(soname_version) == 3:
         return f"{soname_version[:2]}.{soname_version[2]}"
     return soname_version
+
+
+def _starts_record(line: str) -> bool:
+    """Whether the line starts a TensorFlow log record (a string test first: most lines start none)."""
+    text = line.lstrip()
+    head, second = text[:1], text[1:2]
+    if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
+        return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
+    return _LOG_RECORD.match(line) is not None
 
 
 def other_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
