@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from tests.fakes.nvml import FakeNvml
 
 
@@ -37,7 +38,11 @@ def test_the_textfile_carries_the_gpus_and_the_trainings_pace(tmp_path):
     x, y = np.random.rand(256, 4).astype("float32"), np.random.randint(0, 3, 256)
     path = tmp_path / "training.prom"
     monitor = GpuMonitor(
-        interval_seconds=0.01, nvml=FakeNvml.from_recording("h200", "under_load"), verbose=False, textfile=str(path)
+        interval_seconds=0.01,
+        nvml=FakeNvml.from_recording("h200", "under_load"),
+        verbose=False,
+        textfile=str(path),
+        batch_size=32,
     )
     _tiny_model().fit(x, y, epochs=2, batch_size=32, verbose=0, callbacks=[monitor])
     families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
@@ -45,6 +50,8 @@ def test_the_textfile_carries_the_gpus_and_the_trainings_pace(tmp_path):
     step = families["tfgpu_training_step_seconds"].samples[0].value
     assert 0 < step <= families["tfgpu_training_epoch_seconds"].samples[0].value / 8  # 8 steps of 32 in an epoch
     assert families["DCGM_FI_DEV_GPU_UTIL"].samples[0].labels["modelName"] == "NVIDIA H200"
+    epoch = families["tfgpu_training_epoch_seconds"].samples[0].value
+    assert families["tfgpu_training_samples_per_second"].samples[0].value == pytest.approx(256 / epoch)
 
 
 def test_on_a_cpu_machine_it_says_no_gpu_is_monitored_and_training_goes_on():
@@ -144,3 +151,12 @@ def test_under_tf_keras_it_is_a_working_callback():
     )
     assert "KERAS tf_keras" in result.stdout, result.stderr[-2000:]
     assert "EPOCHS 2 2" in result.stdout and "VERDICT gpu-busy" in result.stdout
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "256"])
+def test_a_batch_size_that_is_not_one_is_refused_in_words(bad):
+    from tfgpu.integrations.keras import GpuMonitor
+    from tfgpu.model.errors import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match="positive integer"):
+        GpuMonitor(nvml=FakeNvml.from_recording("h200"), verbose=False, batch_size=bad)

@@ -82,6 +82,8 @@ def _make_class() -> type:
             prometheus_port: serve the GPUs' readings and the training's epoch and step seconds for
                 Prometheus on this port, under DCGM exporter's names (needs tfgpu[metrics]).
             textfile: keep the same in a node-exporter textfile (replaced at every reading).
+            batch_size: the batch fit() trains with, for ``tfgpu_training_samples_per_second`` (a Keras
+                callback is not told it; the last partial batch of an epoch counts whole).
         """
 
         def __init__(
@@ -94,8 +96,17 @@ def _make_class() -> type:
             nvml: NvmlClient | None = None,
             prometheus_port: int | None = None,
             textfile: str | None = None,
+            batch_size: int | None = None,
         ) -> None:
             super().__init__()
+            if batch_size is not None and (
+                isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+            ):
+                raise DiagnosticError(
+                    "gpumonitor-batch-size",
+                    f"GpuMonitor(batch_size={batch_size!r}): give the batch fit() uses, a positive integer",
+                )
+            self.batch_size = batch_size
             if (prometheus_port is not None or textfile) and not metrics_available():
                 raise DiagnosticError(
                     "gpumonitor-metrics-missing",
@@ -176,7 +187,8 @@ def _make_class() -> type:
             self.epoch_seconds.append(time.monotonic() - self._epoch_start)
             if self.exporter is not None:
                 steps = (getattr(self, "params", None) or {}).get("steps")
-                self.exporter.epoch(epoch + 1, self.epoch_seconds[-1], steps, self.epoch_seconds[0])
+                samples = steps * self.batch_size if steps and self.batch_size else None
+                self.exporter.epoch(epoch + 1, self.epoch_seconds[-1], steps, self.epoch_seconds[0], samples)
             if not self.sampler or logs is None:
                 return
             for stats in self.sampler.stats(since=self._epoch_mark):

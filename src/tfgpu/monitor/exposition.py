@@ -114,6 +114,10 @@ class PrometheusSink:
                 ("tfgpu_training_epoch_seconds", "Seconds of the last epoch."),
                 ("tfgpu_training_step_seconds", "Mean seconds per step of the last epoch."),
                 ("tfgpu_training_first_epoch_seconds", "Seconds of the first epoch (tracing and compilation in it)."),
+                (
+                    "tfgpu_training_samples_per_second",
+                    "Samples per second of the last epoch (GpuMonitor's batch_size).",
+                ),
             )
         }
         if port is not None:
@@ -151,16 +155,20 @@ class PrometheusSink:
                 continue
             gauge.labels(*key).set(microseconds)  # a label set made before the read would show a false 0
 
-    def epoch(self, number: int, seconds: float, steps: int | None, first_seconds: float | None) -> None:
-        """A training epoch ended (GpuMonitor)."""
-        self.training["tfgpu_training_epoch"].labels(self.hostname, *self.job_values).set(number)
-        self.training["tfgpu_training_epoch_seconds"].labels(self.hostname, *self.job_values).set(seconds)
-        if steps:
-            self.training["tfgpu_training_step_seconds"].labels(self.hostname, *self.job_values).set(seconds / steps)
-        if first_seconds is not None:
-            self.training["tfgpu_training_first_epoch_seconds"].labels(self.hostname, *self.job_values).set(
-                first_seconds
-            )
+    def epoch(
+        self, number: int, seconds: float, steps: int | None, first_seconds: float | None, samples: int | None = None
+    ) -> None:
+        """A training epoch ended (GpuMonitor); ``samples``: how many it trained on, when the batch is known."""
+        figures = {
+            "tfgpu_training_epoch": number,
+            "tfgpu_training_epoch_seconds": seconds,
+            "tfgpu_training_step_seconds": seconds / steps if steps else None,
+            "tfgpu_training_first_epoch_seconds": first_seconds,
+            "tfgpu_training_samples_per_second": samples / seconds if samples and seconds > 0 else None,
+        }
+        for name, value in figures.items():
+            if value is not None:
+                self.training[name].labels(self.hostname, *self.job_values).set(value)
         self._write()
 
     def _write(self) -> None:
