@@ -23,6 +23,11 @@ class TrialConfig:
     batchnorm: str = "keras"
     """keras, or fused: Keras 3's BatchNormalization through cuDNN's fused kernel (tfgpu.setup(batchnorm=...))."""
 
+    @property
+    def xla(self) -> bool:
+        """Whether it compiles with XLA: Keras's "auto" is XLA on (TensorFlow backend, a GPU), as True is."""
+        return self.jit_compile is True or self.jit_compile == "auto"
+
 
 class TrialOutcome(str, Enum):
     """How a trial ended: measured (ok), failed (oom, timeout, error) or measured and set aside (the rest)."""

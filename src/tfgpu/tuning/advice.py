@@ -8,11 +8,6 @@ from tfgpu.model.tune import TrialConfig, TrialOutcome, TuneResult
 from tfgpu.monitor.verdict import BUSY_PERCENT  # "busy" means the same as in the training verdict
 
 
-def _jit(value: bool | str) -> bool | str:
-    """Keras's "auto" is XLA on (TensorFlow backend, a model that supports it): the same setting as True."""
-    return True if value == "auto" else value
-
-
 def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
     """A diff-style snippet from the starting configuration to the winner ("" when they do the same)."""
     lines = []
@@ -26,7 +21,7 @@ def code_change(baseline: TrialConfig, best: TrialConfig) -> str:
             args.append('batchnorm="fused"')
         lines.append(f"+ tfgpu.setup({', '.join(args)})   # first thing, before any model code")
     compile_extra = []
-    if _jit(best.jit_compile) != _jit(baseline.jit_compile):
+    if best.xla != baseline.xla:
         compile_extra.append(f"jit_compile={best.jit_compile!r}")
     if best.steps_per_execution != baseline.steps_per_execution:
         compile_extra.append(f"steps_per_execution={best.steps_per_execution}")
@@ -96,9 +91,7 @@ def xla_break_even(result: TuneResult) -> str | None:
 
 def xla_unmeasured(result: TuneResult) -> bool:
     """The start compiles with XLA and no XLA trial gave a rate (the budget ran out, it failed or was skipped)."""
-    return _jit(result.start_config.jit_compile) is True and not any(
-        t.step == "XLA" and t.samples_per_second for t in result.trials
-    )
+    return result.start_config.xla and not any(t.step == "XLA" and t.samples_per_second for t in result.trials)
 
 
 def recommended(result: TuneResult, winner: TrialConfig) -> TrialConfig:

@@ -82,14 +82,9 @@ def xla_reserve_seconds(baseline: TrialConfig, budget_seconds: float) -> float:
     recommendation would have switched the script's XLA off. A start without XLA reserves nothing
     (XLA is tried with what is left).
     """
-    if not _jit_on(baseline.jit_compile):
+    if not baseline.xla:
         return 0.0
     return min(budget_seconds / 2, max(XLA_RESERVE_MIN_SECONDS, budget_seconds * XLA_RESERVE_SHARE))
-
-
-def _jit_on(value: bool | str) -> bool:
-    """Keras's "auto" is XLA on a GPU, as True is."""
-    return value is True or value == "auto"
 
 
 def search(
