@@ -77,13 +77,6 @@ guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU ru
 looked for in each block of lines at once."""
 
 
-class Matched(Enum):
-    """Whether a line matched a specific signature (a fallback alone does not count)."""
-
-    YES = "yes"
-    NO = "no"
-
-
 class GpuKnown(str, Enum):
     """Whether the log's machine has an NVIDIA GPU, as the facts or the log itself say."""
 
@@ -462,11 +455,12 @@ class LogScanner:
         ]
         record: tuple[int, str] | None = None  # the last log record whose line matched no specific signature
         for number, line in self._pending:
-            if record is not None and not _starts_record(line) and self._match_joined(record, line):
+            starts = _starts_record(line)
+            if record is not None and not starts and self._match_joined(record, line):
                 record = None
                 continue
             matched = self._match_line(number, line, held, also)
-            record = (number, line) if matched is Matched.NO and _starts_record(line) else None
+            record = (number, line) if starts and not matched else None  # a record may go on in the next line
         self._pending = []
 
     def _read_machine(self, block: str) -> None:
@@ -488,7 +482,7 @@ class LogScanner:
         number, first = record
         for joined in (first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()):
             held = self._keywords.held_in(joined, joined.lower())
-            if self._match_line(number, joined, held, [], fallback=False) is Matched.YES:
+            if self._match_line(number, joined, held, [], fallback=False):
                 self._forget_fallback(number)
                 return True
         return False
@@ -508,8 +502,8 @@ class LogScanner:
         held: _Keywords,
         also: list[tuple[int, re.Pattern[str]]],
         fallback: bool = True,
-    ) -> Matched:
-        """Record what the line matches, and say whether a specific signature matched it."""
+    ) -> bool:
+        """Record what the line matches; True when a specific signature matched it (a fallback alone does not count)."""
         for also_id, also_pattern in also:
             if also_id not in self._also_seen and also_pattern.search(line):
                 self._also_seen.add(also_id)
@@ -531,10 +525,10 @@ class LogScanner:
                 matched.add(index)
                 self._record(self.signatures[index], match, line, number)
         if matched:
-            return Matched.YES
+            return True
         if fallback and held.fallback:
             self._match_fallback(number, line, held)
-        return Matched.NO
+        return False
 
     def _match_fallback(self, number: int, line: str, held: _Keywords) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
