@@ -40,12 +40,16 @@ def job_labels(environ: Mapping[str, str], root: str = "/") -> dict[str, str]:
     labels: dict[str, str] = {}
     if environ.get("KUBERNETES_SERVICE_HOST"):
         pod = environ.get("POD_NAME") or environ.get("HOSTNAME")
-        data = read_regular_or_none(Path(root) / KUBERNETES_NAMESPACE_FILE, 256)
-        namespace = environ.get("POD_NAMESPACE") or (data.decode("utf-8", "replace").strip() if data else "")
+        namespace = environ.get("POD_NAMESPACE") or _service_account_namespace(root)
         labels.update({k: v for k, v in (("pod", pod), ("namespace", namespace)) if v})
     if environ.get("SLURM_JOB_ID"):
         labels["hpc_job"] = environ["SLURM_JOB_ID"]
     return labels
+
+
+def _service_account_namespace(root: str) -> str:
+    data = read_regular_or_none(Path(root) / KUBERNETES_NAMESPACE_FILE, 256)
+    return data.decode("utf-8", "replace").strip() if data else ""
 
 
 def open_prometheus_sink(
