@@ -126,6 +126,26 @@ class SearchDir:
     TF already loaded) or, outside the loader's search, ``elsewhere``."""
 
 
+class PackageManager(str, Enum):
+    """The tool that installed a file, and so the one a fix must use."""
+
+    PIP = "pip"
+    CONDA = "conda"
+    DEB = "deb"
+
+
+@dataclass(frozen=True)
+class PackageOwner:
+    """The package that installed a file: ``pip nvidia-cudnn-cu12 9.3.0.75``, ``deb libcudnn8 8.9.6.50-1+cuda12.2``."""
+
+    manager: PackageManager
+    name: str
+    version: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.manager.value} {self.name} {self.version}".strip()
+
+
 @dataclass(frozen=True)
 class LibraryCopy:
     """One file that provides a needed library, and the directory origin that reaches it."""
@@ -134,9 +154,8 @@ class LibraryCopy:
     origin: str
     """A SearchDir origin when TF's loader searches that directory, else ``elsewhere``."""
     version: str | Unavailable
-    owner: str | None = None
-    """The package that installed it (``pip nvidia-cudnn-cu12 9.3.0.75``, ``conda cudnn 8.9.2.26``,
-    ``deb libcudnn8 8.9.6.50-1+cuda12.2``), where a package manager records it: the tool a fix must use."""
+    owner: PackageOwner | None = None
+    """The package that installed it, where a package manager records it: the tool a fix must use."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tfgpu.model.facts import PackageManager, PackageOwner
 from tfgpu.system.files import read_regular_or_none
+from tfgpu.system.packages import normalise, relevant_metadata_dirs
 
 MAX_RECORD_BYTES = 8 * 2**20
 """A package's file list; real ones are kilobytes (the cuDNN wheel's RECORD is ~3 KiB)."""
@@ -25,19 +27,18 @@ CUDA_PACKAGE = re.compile(r"cudnn|cuda|cublas|cufft|curand|cusolver|cusparse|ncc
 
 def package_owners(
     paths: Iterable[str], site_dirs: Sequence[str], conda_prefix: str | None, root: str = "/"
-) -> dict[str, str]:
+) -> dict[str, PackageOwner]:
     """The package that installed each of ``paths``, where a package manager records one.
 
-    Owners read ``pip nvidia-cudnn-cu12 9.3.0.75``, ``conda cudnn 8.9.2.26`` or
-    ``deb libcudnn8 8.9.6.50-1+cuda12.2``; a path no record names is left out. Links count:
-    a path matches a record when both resolve to the same file.
+    A path no record names is left out. Links count: a path matches a record when both resolve
+    to the same file.
     """
     wanted: dict[str, list[str]] = {}
     for path in paths:
         wanted.setdefault(os.path.realpath(path), []).append(path)
     managed = [os.path.realpath(d) + os.sep for d in (*site_dirs, *([conda_prefix] if conda_prefix else []))]
     system = any(not real.startswith(tuple(managed)) for real in wanted)  # dpkg's status is read only for these
-    owners: dict[str, str] = {}
+    owners: dict[str, PackageOwner] = {}
     records = (*_pip(site_dirs), *_conda(conda_prefix), *(_deb(root) if system else ()))
     for real, owner in records:  # files resolved, links included
         for path in wanted.get(real, ()):
@@ -50,20 +51,20 @@ def _read_text(path: Path, limit: int) -> str | None:
     return data.decode("utf-8", errors="replace") if data is not None else None
 
 
-def _pip(site_dirs: Sequence[str]) -> Iterable[tuple[str, str]]:
-    for site in site_dirs:
-        for info in sorted(Path(site).glob("*.dist-info")) if os.path.isdir(site) else ():
-            if not CUDA_PACKAGE.search(info.name) and not info.name.startswith("tensorflow"):
-                continue
-            name, _, version = info.name[: -len(".dist-info")].partition("-")
-            owner = f"pip {name.replace('_', '-').lower()} {version}"
-            for line in (_read_text(info / "RECORD", MAX_RECORD_BYTES) or "").splitlines():
-                relative = line.split(",", 1)[0]
-                if ".so" in relative:
-                    yield os.path.realpath(os.path.join(site, relative)), owner
+def _pip(site_dirs: Sequence[str]) -> Iterable[tuple[str, PackageOwner]]:
+    """The shared libraries the RECORD of each CUDA wheel and TensorFlow distribution lists."""
+    for info in relevant_metadata_dirs(site_dirs):
+        if info.suffix != ".dist-info" or not (CUDA_PACKAGE.search(info.name) or info.name.startswith("tensorflow")):
+            continue  # torch's or NumPy's RECORD (thousands of lines) holds no library TF loads
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        owner = PackageOwner(PackageManager.PIP, normalise(name), version)
+        for line in (_read_text(info / "RECORD", MAX_RECORD_BYTES) or "").splitlines():
+            relative = line.split(",", 1)[0]
+            if ".so" in relative:
+                yield os.path.realpath(os.path.join(info.parent, relative)), owner
 
 
-def _conda(prefix: str | None) -> Iterable[tuple[str, str]]:
+def _conda(prefix: str | None) -> Iterable[tuple[str, PackageOwner]]:
     meta = Path(prefix or "") / "conda-meta"
     if not prefix or not meta.is_dir():
         return
@@ -76,13 +77,13 @@ def _conda(prefix: str | None) -> Iterable[tuple[str, str]]:
             continue
         if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
             continue
-        owner = f"conda {doc.get('name', record.stem)} {doc.get('version', '')}".strip()
+        owner = PackageOwner(PackageManager.CONDA, str(doc.get("name", record.stem)), str(doc.get("version", "")))
         for relative in doc["files"]:
             if isinstance(relative, str) and ".so" in relative:
                 yield os.path.realpath(os.path.join(prefix, relative)), owner
 
 
-def _deb(root: str) -> Iterable[tuple[str, str]]:
+def _deb(root: str) -> Iterable[tuple[str, PackageOwner]]:
     info = Path(root) / "var/lib/dpkg/info"
     if not info.is_dir():
         return
@@ -91,7 +92,7 @@ def _deb(root: str) -> Iterable[tuple[str, str]]:
         if not CUDA_PACKAGE.search(listing.name):
             continue
         package = listing.stem.split(":", 1)[0]
-        owner = f"deb {package} {versions.get(package, '')}".strip()
+        owner = PackageOwner(PackageManager.DEB, package, versions.get(package, ""))
         for line in (_read_text(listing, MAX_RECORD_BYTES) or "").splitlines():
             if ".so" in line:
                 yield os.path.realpath(os.path.join(root, line.lstrip("/"))), owner

@@ -62,7 +62,7 @@ def is_relevant(name: str) -> bool:
     return name in RELEVANT or name.startswith("nvidia-")
 
 
-def _candidates(paths: Iterable[str]) -> Iterator[Path]:
+def relevant_metadata_dirs(paths: Iterable[str]) -> Iterator[Path]:
     """Metadata directories whose file name says the distribution is relevant.
 
     Reading every METADATA file of a big environment costs ~50 ms; the directory name
@@ -85,7 +85,7 @@ def collect_packages(paths: Iterable[str] | None = None) -> PackageFacts:
     Source: the ``*.dist-info`` metadata that ``importlib.metadata`` reads; ``pip list`` shows the same.
     """
     found: dict[str, Distribution] = {}
-    for path in _candidates(sys.path if paths is None else paths):
+    for path in relevant_metadata_dirs(sys.path if paths is None else paths):
         raw, version, requires = _metadata(path)
         if not raw or not version:
             continue

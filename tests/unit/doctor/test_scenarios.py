@@ -695,9 +695,14 @@ def test_scenario_a_conda_cudnn_on_ld_library_path_is_upgraded_with_conda(tmp_pa
     )
     m.environ = {**fixed_env(m), "CONDA_PREFIX": str(prefix)}
     m.environ["LD_LIBRARY_PATH"] = f"{prefix / 'lib'}:{m.environ['LD_LIBRARY_PATH']}"
-    f = find(m.diagnose(), "cudnn-older-than-build")
+    d = m.diagnose()
+    f = find(d, "cudnn-older-than-build")
     assert "(installed by conda cudnn 9.1.0.70)" in f.detail
     assert f.hint == "conda install -c conda-forge 'cudnn>=9.3'"
+    from tfgpu.model.codec import decode, encode
+
+    cudnn = d.facts.libraries.get("cudnn")
+    assert decode(type(cudnn.loaded), encode(cudnn.loaded)) == cudnn.loaded  # the owner survives --json / --from
 
 
 def test_scenario_a_system_cudnn_from_apt_is_upgraded_with_apt(tmp_path):

@@ -22,6 +22,7 @@ from tfgpu.model.facts import (
     HostFacts,
     LibraryCopy,
     LibraryFacts,
+    PackageManager,
     TensorFlowFacts,
 )
 from tfgpu.model.findings import Finding, Section, Severity
@@ -183,10 +184,10 @@ def _installed_by(copy: LibraryCopy) -> str:
 
 def _cudnn_upgrade(facts: Facts, loaded: LibraryCopy, wheel: str, built: str, cuda_major: str) -> str:
     """A newer cuDNN from the package manager that owns the copy TF loads (pip cannot replace conda's or apt's)."""
-    manager = (loaded.owner or "pip").split(" ", 1)[0]
-    if manager == "conda":
+    manager = loaded.owner.manager if loaded.owner else PackageManager.PIP
+    if manager is PackageManager.CONDA:
         return f"conda install -c conda-forge {shlex.quote(f'cudnn>={built}')}"
-    if manager == "deb":
+    if manager is PackageManager.DEB:
         return f"sudo apt-get install cudnn{version_key(built)[0]}-cuda-{cuda_major}   (NVIDIA's CUDA repository)"
     return pip(facts, "install", "--upgrade", f"{wheel}>={built}")
 
