@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from tfgpu._version import __version__
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
 from tfgpu.model.codec import decode, map_leaves
@@ -58,6 +59,11 @@ def examine(
 MAX_REPORT_BYTES = 16 * 2**20
 """A real report is tens of KiB; anything this large is not one (and would be slow to render)."""
 MAX_STRING_CHARS = 4096
+
+
+def static_facts(sources: Sources) -> Facts:
+    """This machine's facts without starting TensorFlow (``tfgpu env``, ``tfgpu explain``'s fix commands)."""
+    return collect_facts(sources, tfgpu_version=__version__)
 
 
 def env_fix(facts: Facts) -> EnvFix:

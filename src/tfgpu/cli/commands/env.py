@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.doctor.collect import collect_facts
-from tfgpu.doctor.examine import env_fix
+from tfgpu.doctor.examine import env_fix, static_facts
 from tfgpu.report.sanitize import printable
 
 
@@ -18,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
-    fix = env_fix(collect_facts(env.sources(), tfgpu_version=__version__))
+    fix = env_fix(static_facts(env.sources()))
     env.stdout.write("".join(line + "\n" for line in fix.lines))
     if not fix.lines:
         env.stderr.write(f"tfgpu env: nothing to change: {printable(fix.nothing_to_fix)}\n")

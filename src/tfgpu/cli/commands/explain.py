@@ -8,10 +8,9 @@ import shlex
 import sys
 from typing import BinaryIO
 
-from tfgpu._version import __version__
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.doctor.collect import collect_facts
+from tfgpu.doctor.examine import static_facts
 from tfgpu.explain.explain import explain_command, explain_lines
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.model.errors import NvmlUnavailable, UsageError
@@ -32,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _facts(args: argparse.Namespace, env: CliEnvironment) -> Facts | None:
     if args.no_facts:
         return None
-    return collect_facts(env.sources(), tfgpu_version=__version__)
+    return static_facts(env.sources())
 
 
 def _open(path: str, env: CliEnvironment) -> BinaryIO:
