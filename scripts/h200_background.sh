@@ -14,6 +14,7 @@ if [ "$action" = wait ]; then
   tar -C /tmp -czf "$OUT/$name.tgz" "$name" "$name.log" 2>/dev/null; exit 0
 fi
 rm -rf "$o"; mkdir -p "$o"
+base_ld_library_path=${LD_LIBRARY_PATH:-}  # the machine's own, before the stack's lines
 # RAW=1: the wheel layout as pip leaves it, fixed only by the lines `tfgpu env` prints (what a user does).
 if [ "${RAW:-0}" = 1 ]; then
   source .gpu-stack/device.sh raw
