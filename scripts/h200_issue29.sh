@@ -48,6 +48,9 @@ cudnn() {
   rm -rf "$venv" && python3 -m venv --without-pip --system-site-packages "$venv"
   local sp; sp=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
   cp -al "$site"/. "$sp"/
+  # The device's python3 is itself a venv (/opt/torch/.venv: nvidia-ml-py, rich, packaging, pip):
+  # its packages come after the venv's own, as a user's installed tools would.
+  python3 -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" >"$sp/zz-device-python.pth"
   ( # the user's shell: their venv, tfgpu from this tree, nothing else on the paths
     unset PYTHONPATH; export LD_LIBRARY_PATH=$base_ld_library_path
     export PATH=$venv/bin:$PATH PYTHONPATH=$PWD/src:/root/promc
