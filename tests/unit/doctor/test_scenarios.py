@@ -25,6 +25,7 @@ from tfgpu.report.versions import version_rows
 from tfgpu.system.runner import CommandResult
 
 GIB = 1024**3
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 
 
 def find(d: Diagnosis, finding_id: str) -> Finding:
@@ -483,14 +484,8 @@ def test_scenario_pytorch_pinned_the_cudnn_tf_loads(tmp_path):
     _dist_info(site, "nvidia-cudnn-cu12", "9.1.0.70")
     torch = site / "torch-2.5.1.dist-info"
     torch.mkdir()
-    (torch / "METADATA").write_text(  # the Requires-Dist lines as torch 2.5.1's wheel for CUDA 12.4 ships them
-        "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\n"
-        'Requires-Dist: nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"\n'
-        'Requires-Dist: nvidia-cublas-cu12==12.4.5.8; platform_system == "Linux" and platform_machine == "x86_64"\n'
-        "Requires-Dist: filelock\n"
-        'Requires-Dist: opt-einsum>=3.3; extra == "opt-einsum"\n'
-        "\nPyTorch's description.\n"
-    )
+    # the metadata of torch 2.5.1's wheel for CUDA 12.4, as pip's --report gives it (scripts/h200_issue29.sh)
+    shutil.copy(FIXTURES / "packages/torch-2.5.1-METADATA", torch / "METADATA")
     m.environ = fixed_env(m)
     f = find(m.diagnose(), "cudnn-older-than-build")
     assert f.severity is Severity.ERROR and "cuDNN 9.1.0.70 is older than the 9.3" in f.summary

@@ -182,29 +182,61 @@ def _installed_by(copy: LibraryCopy) -> str:
     return f" (installed by {copy.owner})" if copy.owner else ""
 
 
-def _cudnn_upgrade(facts: Facts, loaded: LibraryCopy, wheel: str, built: str, cuda_major: str) -> str:
+def older_cudnn(facts: Facts) -> tuple[LibraryCopy, str] | None:
+    """(the copy TF loads, the cuDNN TF was built with) when TF will refuse that copy as too old.
+
+    TF's cuda_dnn.cc accepts the major it was built for with an equal or newer minor; the probe's
+    symptoms of this one cause (convolutions, XLA, Keras training failing) point to its fix.
+    """
+    libs, tf = facts.libraries, facts.tensorflow
+    if not isinstance(libs, LibraryFacts) or not isinstance(tf, TensorFlowFacts):
+        return None
+    release = tf_release(tf.version)
+    cudnn = libs.get("cudnn")
+    loaded = cudnn.loaded if cudnn else None
+    if (
+        loaded is None
+        or release is None
+        or not isinstance(loaded.version, str)
+        or version_key(loaded.version)[:2] >= version_key(release.cudnn)[:2]
+    ):
+        return None
+    return loaded, release.cudnn
+
+
+def cudnn_fix(facts: Facts, loaded: LibraryCopy | None, built: str) -> str:
     """A newer cuDNN from the package manager that owns the copy TF loads (pip cannot replace conda's or apt's)."""
-    manager = loaded.owner.manager if loaded.owner else PackageManager.PIP
+    libs = facts.libraries
+    cuda_major = libs.cuda_major if isinstance(libs, LibraryFacts) else "12"
+    manager = loaded.owner.manager if loaded and loaded.owner else PackageManager.PIP
     if manager is PackageManager.CONDA:
         return f"conda install -c conda-forge {shlex.quote(f'cudnn>={built}')}"
     if manager is PackageManager.DEB:
         return f"sudo apt-get install cudnn{version_key(built)[0]}-cuda-{cuda_major}   (NVIDIA's CUDA repository)"
-    return pip(facts, "install", "--upgrade", f"{wheel}>={built}")
+    return pip(facts, "install", "--upgrade", f"nvidia-cudnn-cu{cuda_major}>={built}")
+
+
+def tf_cudnn_message(loaded: str, built: str) -> str:
+    """TF's own words for the refusal: cuda_dnn.cc prints major.minor.patch of each.
+
+    Examples:
+        >>> tf_cudnn_message("9.1.0.70", "9.3")
+        'Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0'
+    """
+    return f"Loaded runtime CuDNN library: {_three_parts(loaded)} but source was compiled with: {_three_parts(built)}"
+
+
+def _three_parts(version: str) -> str:
+    return ".".join(str(n) for n in (*version_key(version)[:3], 0, 0)[:3])
 
 
 def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Finding]:
     out = []
     release = tf_release(tf.version)
-    cudnn = libs.get("cudnn")
-    built = release.cudnn if release else None
-    loaded = cudnn.loaded if cudnn else None
-    if (
-        loaded
-        and isinstance(loaded.version, str)
-        and built
-        and version_key(loaded.version)[:2] < version_key(built)[:2]
-    ):
-        wheel = f"nvidia-cudnn-cu{libs.cuda_major}"
+    older = older_cudnn(facts)
+    wheel = f"nvidia-cudnn-cu{libs.cuda_major}"
+    if older:
+        loaded, built = older
         pinned = _older_pins(facts, wheel, built)
         torch = any(name == "torch" for name, _, _ in pinned)
         out.append(
@@ -213,8 +245,9 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                 Severity.ERROR,
                 C,
                 f"cuDNN {loaded.version} is older than the {built} TF {tf.version} was built with",
-                detail=f"TF loads {loaded.path}{_installed_by(loaded)} and refuses it: 'Loaded runtime CuDNN library: "
-                f"{loaded.version} but source was compiled with: {built}'. Convolutions fail with 'DNN library is not found'."
+                detail=f"TF loads {loaded.path}{_installed_by(loaded)} and refuses it: "
+                f"'{tf_cudnn_message(str(loaded.version), built)}'. Convolutions then fail with 'No DNN in stream "
+                "executor' and XLA with 'DNN library initialization failed' (seen on an H200, 2026-12-04)."
                 + "".join(
                     f" {name} {version} pins {pin} (its Requires-Dist): installing it put that cuDNN here."
                     for name, version, pin in pinned
@@ -226,7 +259,7 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
                     if torch
                     else ""
                 ),
-                hint=_cudnn_upgrade(facts, loaded, wheel, built, libs.cuda_major),
+                hint=cudnn_fix(facts, loaded, built),
                 link=TORCH_CUDNN_CHECK if torch else "",
             )
         )
@@ -236,7 +269,8 @@ def _versions(facts: Facts, tf: TensorFlowFacts, libs: LibraryFacts) -> list[Fin
         if not isinstance(packages, Unavailable):
             for dist in packages.distributions:
                 pin = pins.get(dist.name)
-                if pin and not pinned_version_ok(pin, dist.version):
+                said = older is not None and dist.name == wheel  # cudnn-older-than-build names it, with its fix
+                if pin and not pinned_version_ok(pin, dist.version) and not said:
                     out.append(
                         Finding(
                             "cuda-library-version-mismatch",

@@ -6,6 +6,7 @@ The static checks say what should happen; these say what did, and use the static
 
 from __future__ import annotations
 
+from tfgpu.doctor.checks.cuda import cudnn_fix, older_cudnn, tf_cudnn_message
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
@@ -70,7 +71,7 @@ def check_probe(facts: Facts) -> list[Finding]:
         for gpu in probe.gpus:
             out.extend(_gpu_checks(facts, probe, gpu))
         out.extend(_training(facts, probe))
-    out.extend(_log_findings(probe))
+    out.extend(_log_findings(facts, probe))
     return out
 
 
@@ -80,7 +81,10 @@ def _label(check: TrainingCheck) -> str:
 
 
 def _dependency_fix(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
-    """(cause, fix) when the log names a library TF's libraries could not load."""
+    """(cause, fix) when the log names a library TF's libraries could not load, or a cuDNN TF refused."""
+    refused = _cudnn_refused(facts, probe)
+    if refused:
+        return refused
     failed = failed_dependencies(probe.log_events)
     if not failed:
         return None
@@ -91,6 +95,18 @@ def _dependency_fix(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
         return f"{names} could not be loaded: it is installed outside its loader's search path", export_line(dirs)
     major = libs.cuda_major if isinstance(libs, LibraryFacts) else "12"
     return f"{names} could not be loaded", install_dependencies(facts, failed, major)
+
+
+def _cudnn_refused(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
+    """(cause, fix) when TF refused the cuDNN it loaded: every convolution, XLA and Keras failure follows from it."""
+    event = next((e for e in probe.log_events if e.kind == "cudnn_mismatch"), None)
+    static = older_cudnn(facts)
+    if event is None or not event.library or not event.detail:
+        return None
+    loaded = static[0] if static else None
+    return f"TF refused its cuDNN: '{tf_cudnn_message(event.library, event.detail)}'", cudnn_fix(
+        facts, loaded, static[1] if static else event.detail
+    )
 
 
 def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
@@ -366,6 +382,7 @@ def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]
                 hint="Run `tfgpu burn` to look for a failing GPU; check the driver and cooling.",
             )
         )
+    cause = _dependency_fix(facts, probe)
     if failed:
         out.append(
             Finding(
@@ -373,7 +390,8 @@ def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]
                 Severity.ERROR,
                 T,
                 f"Ops failed on {label}: {', '.join(f'{o.op}/{o.dtype}' for o in failed)}",
-                detail=failed[0].error or "",
+                detail=(f"{cause[0]}. " if cause else "") + (failed[0].error or ""),
+                hint=cause[1] if cause else "",
             )
         )
     ok = [o for o in gpu.ops if o.ok]
@@ -409,8 +427,8 @@ def _gpu_checks(facts: Facts, probe: ProbeFacts, gpu: ProbeGpu) -> list[Finding]
                 Severity.WARNING,
                 T,
                 f"XLA (jit_compile=True) failed on {label}",
-                detail=gpu.xla_error or "",
-                hint="See the ptxas/libdevice findings; without them use jit_compile=False.",
+                detail=(f"{cause[0]}. " if cause else "") + (gpu.xla_error or ""),
+                hint=cause[1] if cause else "See the ptxas/libdevice findings; without them use jit_compile=False.",
             )
         )
     elif gpu.xla_ok:
@@ -448,19 +466,19 @@ def _memory(facts: Facts, gpu: ProbeGpu, label: str) -> list[Finding]:
     return []
 
 
-def _log_findings(probe: ProbeFacts) -> list[Finding]:
-    out = []
-    for event in probe.log_events:
-        if event.kind == "cudnn_mismatch":
-            out.append(
-                Finding(
-                    "cudnn-runtime-mismatch",
-                    Severity.ERROR,
-                    T,
-                    f"TF loaded cuDNN {event.library} but was built with {event.detail}",
-                    detail=event.text,
-                    hint="pip install --upgrade nvidia-cudnn-cu12 (or remove the older cuDNN from LD_LIBRARY_PATH)",
-                )
-            )
-            break
-    return out
+def _log_findings(facts: Facts, probe: ProbeFacts) -> list[Finding]:
+    """TF's refusal of its cuDNN, when the static check could not see it coming (cudnn-older-than-build says it otherwise)."""
+    event = next((e for e in probe.log_events if e.kind == "cudnn_mismatch"), None)
+    refused = _cudnn_refused(facts, probe)
+    if event is None or refused is None or older_cudnn(facts):
+        return []
+    return [
+        Finding(
+            "cudnn-runtime-mismatch",
+            Severity.ERROR,
+            T,
+            f"TF loaded cuDNN {event.library} but was built with {event.detail}",
+            detail=event.text,
+            hint=refused[1],
+        )
+    ]
