@@ -160,3 +160,42 @@ def test_a_batch_size_that_is_not_one_is_refused_in_words(bad):
 
     with pytest.raises(DiagnosticError, match="positive integer"):
         GpuMonitor(nvml=FakeNvml.from_recording("h200"), verbose=False, batch_size=bad)
+
+
+XLA_FIT = (
+    "import sys, numpy as np, keras\n"
+    "from tests.fakes.nvml import FakeNvml\n"
+    "from tfgpu.integrations.keras import GpuMonitor\n"
+    "x, y = np.random.rand(256, 4).astype('float32'), np.random.randint(0, 3, 256)\n"
+    "m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'), keras.layers.Dense(3)])\n"
+    "m.compile('adam', keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)\n"
+    "monitor = GpuMonitor(interval_seconds=0.01, nvml=FakeNvml.from_recording('h200', 'under_load'),\n"
+    "                     verbose=False, textfile=sys.argv[1])\n"
+    "m.fit(x, y, epochs=2, batch_size=32, verbose=0, callbacks=[monitor])\n"
+)
+
+
+def test_the_textfile_counts_xla_compiles_then_cache_loads_across_two_runs(tmp_path):
+    """A real XLA persistent cache (TF writes it for XLA on the CPU too): the first run compiles, the second loads."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    cache = tmp_path / "xla"
+    cache.mkdir()
+    env = dict(os.environ, TF_XLA_FLAGS=f"--tf_xla_persistent_cache_directory={cache}", TF_CPP_MIN_LOG_LEVEL="2")
+    root = str(Path(__file__).parents[2])
+    counts = []
+    for run in ("first", "second"):
+        path = tmp_path / f"{run}.prom"
+        result = subprocess.run(
+            [sys.executable, "-c", XLA_FIT, str(path)], capture_output=True, text=True, timeout=300, env=env, cwd=root
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        families = {f.name: f for f in text_string_to_metric_families(path.read_text())}
+        counts.append(
+            tuple(families[f"tfgpu_xla_cache_programs_{kind}"].samples[0].value for kind in ("compiled", "loaded"))
+        )
+        assert families["tfgpu_training_bottleneck"].samples  # the epoch's verdict, from the fake's readings
+        assert 0 <= families["tfgpu_training_gpu_idle_ratio"].samples[0].value <= 1
+    (compiled, loaded), (compiled_again, loaded_again) = counts
+    assert compiled >= 1 and loaded == 0
+    assert compiled_again == 0 and loaded_again >= 1

@@ -21,7 +21,7 @@ from typing import Any
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
 from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
-from tfgpu.model.samples import JudgedFrom, Verdict
+from tfgpu.model.samples import EpochFigures, JudgedFrom, Verdict
 from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
@@ -115,6 +115,7 @@ def _make_class() -> type:
                 )
             self.prometheus_port, self.textfile = prometheus_port, textfile
             self.exporter: Any = None
+            self._xla_cache: Any = None
             self.gpus = gpus
             self.interval_seconds = interval_seconds
             self.log_dir = log_dir
@@ -167,6 +168,11 @@ def _make_class() -> type:
                     textfile=self.textfile,
                     job=job_labels(os.environ),
                 )
+                from tfgpu.xlacache.session import LiveUse
+
+                self._xla_cache = LiveUse.of(os.environ)
+                if self._xla_cache is not None:
+                    self._xla_cache.__enter__()
             self.sampler = Sampler(client, indices, self.interval_seconds, on_sample=self.exporter)
             self._start_wall = time.monotonic()
             self._start_cpu = time.process_time()
@@ -186,9 +192,7 @@ def _make_class() -> type:
         def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
             self.epoch_seconds.append(time.monotonic() - self._epoch_start)
             if self.exporter is not None:
-                steps = (getattr(self, "params", None) or {}).get("steps")
-                samples = steps * self.batch_size if steps and self.batch_size else None
-                self.exporter.epoch(epoch + 1, self.epoch_seconds[-1], steps, self.epoch_seconds[0], samples)
+                self.exporter.epoch(self._epoch_figures(epoch + 1))
             if not self.sampler or logs is None:
                 return
             for stats in self.sampler.stats(since=self._epoch_mark):
@@ -205,7 +209,42 @@ def _make_class() -> type:
                             tf.summary.scalar(key, value, step=epoch)
                 self._writer.flush()
 
+        def _epoch_figures(self, number: int) -> EpochFigures:
+            """The epoch that just ended, for the exposition: pace, GPU idle share, verdict, XLA cache use."""
+            steps = (getattr(self, "params", None) or {}).get("steps")
+            seconds = self.epoch_seconds[-1]
+            busy: tuple[tuple[int, float], ...] = ()
+            verdict = None
+            if self.sampler:
+                stats = tuple(self.sampler.stats(since=self._epoch_mark))
+                busy = tuple(
+                    (s.index, float(mean)) for s in stats if (mean := s.get("utilization_percent").mean) is not None
+                )
+                run = RunFacts(
+                    wall_seconds=seconds,
+                    steps=int(steps) if steps else None,
+                    host_cpu_seconds=time.process_time() - self._epoch_cpu[-1],
+                    jit_compile=_jit_compile(getattr(self, "model", None)),
+                )
+                judged = judge_window(self.sampler, run, JudgedFrom.WHOLE_RUN, self._epoch_mark).verdicts
+                verdict = judged[0].id if judged else None
+            xla = self._xla_cache
+            return EpochFigures(
+                number=number,
+                seconds=seconds,
+                first_seconds=self.epoch_seconds[0],
+                steps=int(steps) if steps else None,
+                samples=int(steps) * self.batch_size if steps and self.batch_size else None,
+                gpu_busy_percent=busy,
+                verdict=verdict,
+                xla_compiled=xla.compiled() if xla else None,
+                xla_loaded=xla.loaded() if xla else None,
+            )
+
         def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+            if self._xla_cache is not None:
+                self._xla_cache.__exit__(None, None, None)
+                self._xla_cache = None
             if not self.sampler:
                 self.verdicts = list(judge_window(None, RunFacts(), JudgedFrom.WHOLE_RUN).verdicts)
                 return

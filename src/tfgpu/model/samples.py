@@ -134,6 +134,27 @@ class SampleStats:
 
 
 @dataclass(frozen=True)
+class EpochFigures:
+    """One training epoch as GpuMonitor measured it: what the exposition publishes for a fleet's dashboards."""
+
+    number: int
+    seconds: float
+    first_seconds: float
+    """The first epoch's seconds: tracing and, under XLA, compilation are what it has beyond a later one."""
+    steps: int | None = None
+    samples: int | None = None
+    """Samples trained on (steps x GpuMonitor's batch_size), None when the batch is not known."""
+    gpu_busy_percent: tuple[tuple[int, float], ...] = ()
+    """(NVML index, mean utilization over the epoch): 100 minus it is the share the GPU ran no kernel."""
+    verdict: str | None = None
+    """The id of the epoch's first bottleneck verdict (input-bound, gpu-bound, ...)."""
+    xla_compiled: int | None = None
+    """Programs XLA compiled and wrote to its persistent cache since training began (cache misses)."""
+    xla_loaded: int | None = None
+    """Programs loaded from that cache since training began (hits); None when opens cannot be watched."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The bottleneck named from samples and step times, with what to change."""
 

@@ -4,7 +4,8 @@ Device figures carry DCGM exporter's names and join labels (``gpu``, ``UUID``, `
 ``modelName``), so a dashboard built on DCGM reads tfgpu's series beside it and joins them by
 ``UUID``, the driver's throttle time per reason included (DCGM's ``*_VIOLATION`` names, off by
 default in DCGM exporter); tfgpu adds what DCGM cannot see: throttle reasons by name, its health judgement, and,
-from GpuMonitor, the training's epoch and step seconds. Served over HTTP (``port``) and/or
+from GpuMonitor, the training's pace (epoch and step seconds, samples/s), the share of each epoch the GPU
+ran no kernel, the epoch's bottleneck verdict, and XLA's persistent-cache compiles and loads. Served over HTTP (``port``) and/or
 written as a node-exporter textfile (``textfile``, replaced whole each time), through
 prometheus_client (the ``metrics`` extra), from a registry of its own. Only NVML's device queries
 are read, never the profiling counters a running DCGM exporter may hold.
@@ -17,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from tfgpu.model.errors import NvmlUnavailable, UsageError
-from tfgpu.model.samples import DCGM_LABELS, JOB_LABELS, THROTTLE_REASON_WORDS, VIOLATION_METRICS, GpuSample
+from tfgpu.model.samples import (
+    DCGM_LABELS,
+    JOB_LABELS,
+    THROTTLE_REASON_WORDS,
+    VIOLATION_METRICS,
+    EpochFigures,
+    GpuSample,
+)
 from tfgpu.monitor.gauges import METRICS_INSTALL, DeviceGauges, metrics_available
 from tfgpu.monitor.snapshot import judge_sample
 from tfgpu.nvml.client import NvmlClient
@@ -26,6 +34,20 @@ from tfgpu.system.files import read_regular_or_none
 
 THROTTLE_REASONS = tuple(THROTTLE_REASON_WORDS)
 
+
+TRAINING_METRICS = (
+    ("tfgpu_training_epoch", "Epochs finished."),
+    ("tfgpu_training_epoch_seconds", "Seconds of the last epoch."),
+    ("tfgpu_training_step_seconds", "Mean seconds per step of the last epoch."),
+    ("tfgpu_training_first_epoch_seconds", "Seconds of the first epoch (tracing and compilation in it)."),
+    ("tfgpu_training_samples_per_second", "Samples per second of the last epoch (GpuMonitor's batch_size)."),
+    (
+        "tfgpu_xla_cache_programs_compiled",
+        "Programs XLA compiled and wrote to its persistent cache since training began (misses).",
+    ),
+    ("tfgpu_xla_cache_programs_loaded", "Programs loaded from XLA's persistent cache since training began (hits)."),
+)
+"""Per-process training gauges (labels Hostname and the job's), set at each epoch's end."""
 
 KUBERNETES_NAMESPACE_FILE = "var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
@@ -113,17 +135,22 @@ class PrometheusSink:
         self.unsupported: set[tuple[int, str]] = set()
         self.training: dict[str, Any] = {
             name: Gauge(name, text, ("Hostname", *self.job_names), registry=self.registry)
-            for name, text in (
-                ("tfgpu_training_epoch", "Epochs finished."),
-                ("tfgpu_training_epoch_seconds", "Seconds of the last epoch."),
-                ("tfgpu_training_step_seconds", "Mean seconds per step of the last epoch."),
-                ("tfgpu_training_first_epoch_seconds", "Seconds of the first epoch (tracing and compilation in it)."),
-                (
-                    "tfgpu_training_samples_per_second",
-                    "Samples per second of the last epoch (GpuMonitor's batch_size).",
-                ),
-            )
+            for name, text in TRAINING_METRICS
         }
+        self.idle = Gauge(
+            "tfgpu_training_gpu_idle_ratio",
+            "Share of the last epoch this GPU ran no kernel (1 - NVML utilization): input waits, host work and "
+            "synchronisation together.",
+            (*DCGM_LABELS, *self.job_names),
+            registry=self.registry,
+        )
+        self.bottleneck = Gauge(
+            "tfgpu_training_bottleneck",
+            "1 for the bottleneck tfgpu's verdict named for the last epoch, 0 for those named before.",
+            ("Hostname", *self.job_names, "verdict"),
+            registry=self.registry,
+        )
+        self.verdicts: set[str] = set()
         if port is not None:
             start_http_server(port, registry=self.registry)
 
@@ -159,20 +186,28 @@ class PrometheusSink:
                 continue
             gauge.labels(*key).set(microseconds)  # a label set made before the read would show a false 0
 
-    def epoch(
-        self, number: int, seconds: float, steps: int | None, first_seconds: float | None, samples: int | None = None
-    ) -> None:
-        """A training epoch ended (GpuMonitor); ``samples``: how many it trained on, when the batch is known."""
-        figures = {
-            "tfgpu_training_epoch": number,
+    def epoch(self, figures: EpochFigures) -> None:
+        """A training epoch ended (GpuMonitor): its pace, the GPUs' idle share, its verdict and XLA's cache use."""
+        seconds, steps, samples = figures.seconds, figures.steps, figures.samples
+        values = {
+            "tfgpu_training_epoch": figures.number,
             "tfgpu_training_epoch_seconds": seconds,
             "tfgpu_training_step_seconds": seconds / steps if steps else None,
-            "tfgpu_training_first_epoch_seconds": first_seconds,
+            "tfgpu_training_first_epoch_seconds": figures.first_seconds,
             "tfgpu_training_samples_per_second": samples / seconds if samples and seconds > 0 else None,
+            "tfgpu_xla_cache_programs_compiled": figures.xla_compiled,
+            "tfgpu_xla_cache_programs_loaded": figures.xla_loaded,
         }
-        for name, value in figures.items():
+        for name, value in values.items():
             if value is not None:
                 self.training[name].labels(self.hostname, *self.job_values).set(value)
+        for index, busy in figures.gpu_busy_percent:
+            if index in self.labels:
+                self.idle.labels(*self.labels[index]).set(max(0.0, min(1.0, 1 - busy / 100)))
+        if figures.verdict:
+            self.verdicts.add(figures.verdict)
+            for verdict in self.verdicts:
+                self.bottleneck.labels(self.hostname, *self.job_values, verdict).set(verdict == figures.verdict)
         self._write()
 
     def _write(self) -> None:

@@ -20,6 +20,21 @@ def flag_names(value: str) -> set[str]:
     return {m.group(1) for token in value.split() if (m := _NAME.match(token))}
 
 
+def flag_value(value: str, name: str) -> str | None:
+    """The value of ``--name=value`` in a flags string (the last one wins, as in TF's parser), else None.
+
+    Examples:
+        >>> flag_value("--tf_xla_auto_jit=2 --tf_xla_persistent_cache_directory=/c", "tf_xla_persistent_cache_directory")
+        '/c'
+    """
+    found = None
+    for token in value.split():
+        key, sep, rest = token.partition("=")
+        if sep and key == f"--{name}":
+            found = rest
+    return found
+
+
 def safe_value(value: str) -> bool:
     """Whether a value can travel in a flags string as one token (TF splits the string at whitespace)."""
     return not _UNSAFE_VALUE.search(value)

@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfgpu.model.xla_cache import CacheMode, CachePlan, CacheRun, CacheUse
+from tfgpu.xlacache.flags import flag_value
 from tfgpu.xlacache.location import cache_limit_bytes, cache_root
+from tfgpu.xlacache.plan import DIRECTORY_FLAG
 from tfgpu.xlacache.store import evict, first_written, mark_used, read_runs, record_run, snapshot
 from tfgpu.xlacache.watch import OpenWatch
 
@@ -32,6 +34,43 @@ class Observation:
             return None
         loaded = None if self.opened is None else len(self.opened & self.before)
         return CacheUse(len(self.after - self.before), loaded, first_epoch_seconds)
+
+
+class LiveUse:
+    """The persistent cache's use by this process so far, read at any time (GpuMonitor, once per epoch).
+
+    ``with LiveUse.of(os.environ) as use: ... use.compiled(), use.loaded()``: programs written since
+    it began (compiles) and programs that were there and were opened (loads). ``of`` returns None
+    when TF_XLA_FLAGS names no cache directory.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.before: frozenset[str] = frozenset()
+        self._watch = OpenWatch(directory)
+
+    @classmethod
+    def of(cls, environ: Mapping[str, str]) -> LiveUse | None:
+        """The use of the directory ``--tf_xla_persistent_cache_directory`` names, None without one."""
+        directory = flag_value(environ.get("TF_XLA_FLAGS", ""), DIRECTORY_FLAG)
+        return cls(Path(directory)) if directory else None
+
+    def __enter__(self) -> LiveUse:
+        self.before = snapshot(self.directory)
+        self._watch.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._watch.__exit__(None, None, None)
+
+    def compiled(self) -> int:
+        """Programs written since the start: each one a compile the cache could not spare."""
+        return len(snapshot(self.directory) - self.before)
+
+    def loaded(self) -> int | None:
+        """Programs that were in the cache and were opened since: each one a compile spared."""
+        opened = self._watch.opened()
+        return None if opened is None else len(opened & self.before)
 
 
 @contextlib.contextmanager

@@ -32,6 +32,7 @@ class OpenWatch:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._names: set[str] = set()
+        self._lock = threading.Lock()
         self._fd: int | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -75,7 +76,8 @@ class OpenWatch:
                 offset += _EVENT.size + length
                 name = raw.split(b"\0", 1)[0]
                 if name:
-                    self._names.add(os.fsdecode(name))
+                    with self._lock:
+                        self._names.add(os.fsdecode(name))
 
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
@@ -89,5 +91,8 @@ class OpenWatch:
                 os.close(self._fd)
 
     def opened(self) -> set[str] | None:
-        """The file names opened while watched, None when they could not be watched."""
-        return None if self._fd is None else set(self._names)
+        """The file names opened while watched so far, None when they could not be watched."""
+        if self._fd is None:
+            return None
+        with self._lock:
+            return set(self._names)
