@@ -232,3 +232,38 @@ def test_two_tasks_of_a_recorded_slurm_step_train_together_through_tfgpu_run():
     assert all(task.returncode == 0 for task in tasks), [err[-1500:] for _, err in outputs]
     found = [r for out, _ in outputs for r in results(out)]
     assert sorted(r["worker"] for r in found) == [0, 1] and all(r["replicas"] == 2 for r in found)
+    assert all("all 2 workers reached, one cluster" in err for _, err in outputs)
+
+
+@pytest.mark.timeout(120)
+def test_workers_with_different_host_lists_refuse_before_the_script_starts():
+    """Two `tfgpu run` on one host list each, one with a third host: both say so and neither trains."""
+    import socket
+
+    socks = [socket.socket() for _ in range(3)]
+    for sock in socks:
+        sock.bind(("127.0.0.1", 0))
+    hosts = [f"localhost:{sock.getsockname()[1]}" for sock in socks]
+    for sock in socks:
+        sock.close()
+    lists = [",".join(hosts[:2]), ",".join(hosts)]  # worker 1 was given a third worker
+    command = [sys.executable, "-m", "tfgpu", "run", "--", sys.executable, "-c", "print('TRAINED')"]
+    tasks = [
+        subprocess.Popen(
+            command,
+            env={
+                **os.environ,
+                "TFGPU_WORKER_HOSTS": lists[index],
+                "TFGPU_TASK_INDEX": str(index),
+                "TFGPU_RENDEZVOUS_SECONDS": "8",
+            },
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for index in (0, 1)
+    ]
+    outputs = [task.communicate(timeout=100) for task in tasks]
+    assert [task.returncode for task in tasks] == [2, 2], [err[-1500:] for _, err in outputs]
+    assert not any("TRAINED" in out for out, _ in outputs)
+    assert all("hold another cluster or another task index" in err for _, err in outputs), outputs

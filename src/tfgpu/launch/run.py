@@ -31,8 +31,9 @@ from tfgpu.explain.explain import explain_scanner
 from tfgpu.launch.cluster import cluster_config, cluster_tf_config, unresolved_workers
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
+from tfgpu.launch.rendezvous import SECONDS_VARIABLE, Agreement, rendezvous, rendezvous_seconds
 from tfgpu.launch.slurm import own_port_taken
-from tfgpu.model.errors import NvmlUnavailable
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
@@ -270,6 +271,44 @@ def cluster_warnings(environ: Mapping[str, str]) -> list[str]:
     return out
 
 
+def agree_on_cluster(environ: Mapping[str, str], inform: Callable[[str], None] | None = None) -> None:
+    """Every worker of the TF_CONFIG tfgpu writes (Slurm, host list) reached, holding the same cluster, or no start.
+
+    A worker that cannot reach the others, or holds another list, would make the whole job wait
+    for a peer that never comes (launch/rendezvous.py). TFGPU_RENDEZVOUS_SECONDS=0 skips the check.
+
+    Raises:
+        UsageError: a worker disagrees, does not answer in time, or this worker's port is taken.
+    """
+    tf_config = cluster_tf_config(environ)
+    seconds = rendezvous_seconds(environ)
+    workers = len(json.loads(tf_config)["cluster"]["worker"]) if tf_config else 0
+    if workers < 2 or seconds == 0:
+        return
+    if inform:
+        inform(
+            f"checking the cluster with the other {workers - 1} worker(s), up to {seconds:.0f} s ({SECONDS_VARIABLE}=0 skips it)"
+        )
+    assert tf_config is not None
+    result = rendezvous(tf_config, seconds)
+    if result.agreement is Agreement.DISAGREED:
+        raise UsageError(
+            f"worker(s) {', '.join(result.disagreeing)} hold another cluster or another task index than this one: "
+            "every worker must get the same host list in the same order and its own index (TFGPU_WORKER_HOSTS, "
+            "TFGPU_TASK_INDEX or JOB_COMPLETION_INDEX, or Slurm's step); training would wait for peers that never come"
+        )
+    if result.agreement is Agreement.UNREACHED:
+        raise UsageError(
+            f"worker(s) {', '.join(result.unreached)} did not answer within {seconds:.0f} s: not started, another "
+            f"host or port than the list says, or a firewall between them; training would wait for them "
+            f"(raise {SECONDS_VARIABLE} when workers start minutes apart)"
+        )
+    if result.agreement is Agreement.PORT_TAKEN:
+        raise UsageError("this worker's port in TF_CONFIG is in use on this host: TensorFlow's server could not start")
+    if inform:
+        inform(f"all {workers} workers reached, one cluster ({result.seconds:.1f} s)")
+
+
 def strategy_note(options: GpuOptions) -> str | None:
     """``--strategy`` asks for what an unmodified script cannot use: it never enters the strategy's scope.
 
@@ -321,6 +360,7 @@ def run_command(
     for line in told:
         if inform:
             inform(line)
+    agree_on_cluster(environ, inform)
     record_dir = tempfile.TemporaryDirectory(prefix="tfgpu-run-")
     phases_file = os.path.join(record_dir.name, "phases.json") if workers == 1 else None
     env = child_environment(options, environ, visible, cache, phases_file)
