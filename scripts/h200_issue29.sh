@@ -9,7 +9,9 @@
 # printed (pip reaches a local wheel directory through PIP_NO_INDEX/PIP_FIND_LINKS: no network
 # there), the doctor and the CNN again. The CNN after the fix runs under GpuMonitor(textfile=...)
 # (issue 30: the exporter's training gauges from a real fit, read back by prometheus_client's parser).
-# STEPS picks the parts: cudnn, tune (benchmarks/tune_resnet50.py --budget TUNE_BUDGET, issue 26's XLA reserve).
+# STEPS picks the parts: cudnn, tune (benchmarks/tune_resnet50.py --budget TUNE_BUDGET, issue 26's XLA reserve),
+# cachefit (issue 30: the same CNN under `tfgpu run` twice, GpuMonitor's textfile after each: the XLA
+# cache's compiles, then its loads, the epoch's idle ratio and verdict, on the GPU).
 set -u
 NAME=${NAME:-i29}
 RAW=1 source scripts/h200_background.sh "$NAME" "${1:-run}" "${2:-}"
@@ -79,9 +81,25 @@ for family in text_string_to_metric_families(open(sys.argv[1]).read()):
 PY
   )
 }
+cachefit() {
+  sed -n "/^  python3 - \"\$@\" <<'PY'$/,/^PY$/p" scripts/h200_issue29.sh | sed '1d;$d' >"$o/cnn.py"
+  for run in 1 2; do
+    step "cachefit-$run" env PYTHONPATH="/root/promc:$PYTHONPATH" python3 -m tfgpu run -- python3 "$o/cnn.py" "$o/cachefit-$run.prom"
+    python3 - "$o/cachefit-$run.prom" >"$o/cachefit-$run-parsed.txt" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, "/root/promc")
+from prometheus_client.parser import text_string_to_metric_families
+for family in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for s in family.samples:
+        if s.name.startswith(("tfgpu_training", "tfgpu_xla", "DCGM_FI_DEV_GPU_UTIL")):
+            print(s.name, s.labels, s.value)
+PY
+  done
+}
 for part in ${STEPS:-cudnn tune}; do
   case $part in
     cudnn) cudnn ;;
+    cachefit) cachefit ;;
     tune) step tune python3 benchmarks/tune_resnet50.py --budget "${TUNE_BUDGET:-300}" \
             --hand-from docs/examples/h200-tune-resnet50-warm-2026-12-03.json --json "$o/tune.json" ;;
     *) echo "unknown part $part" ;;
