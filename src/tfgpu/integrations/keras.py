@@ -215,7 +215,7 @@ def _make_class() -> type:
             seconds = self.epoch_seconds[-1]
             busy: tuple[tuple[int, float], ...] = ()
             verdict = None
-            if self.sampler:
+            if self.sampler:  # the verdict from the second epoch on: the first holds tracing and compilation
                 stats = tuple(self.sampler.stats(since=self._epoch_mark))
                 busy = tuple(
                     (s.index, float(mean)) for s in stats if (mean := s.get("utilization_percent").mean) is not None
@@ -227,7 +227,7 @@ def _make_class() -> type:
                     jit_compile=_jit_compile(getattr(self, "model", None)),
                 )
                 judged = judge_window(self.sampler, run, JudgedFrom.WHOLE_RUN, self._epoch_mark).verdicts
-                verdict = judged[0].id if judged else None
+                verdict = judged[0].id if judged and number >= 2 else None
             xla = self._xla_cache
             return EpochFigures(
                 number=number,
