@@ -60,6 +60,9 @@ class HostFacts:
     """The interpreter is a distribution's, marked EXTERNALLY-MANAGED (PEP 668): pip refuses to install into it."""
     image: ContainerImage | None = None
     """The container image, where it names itself: its known faults are checked."""
+    wsl_linux_driver: tuple[LibraryCopy, ...] = ()
+    """Inside WSL2: a Linux NVIDIA driver's libcuda / libnvidia-ml in the system's library directory,
+    with the package that installed them; found before the Windows driver's /usr/lib/wsl/lib."""
 
 
 @dataclass(frozen=True)

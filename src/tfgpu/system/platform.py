@@ -9,9 +9,10 @@ import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
-from tfgpu.model.facts import ContainerImage, HostFacts, PciDevice
+from tfgpu.model.facts import ContainerImage, HostFacts, LibraryCopy, PciDevice
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.system.files import read_regular_or_none
+from tfgpu.system.owners import package_owners
 
 # PCI vendor ids (pci.ids): what the doctor recognises on the bus.
 VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x19e5": "Huawei"}
@@ -116,6 +117,41 @@ def device_nodes(root: Path) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+LINUX_DRIVER_LIBRARIES = ("libcuda.so.1", "libnvidia-ml.so.1")
+LINUX_LIBRARY_DIRS = ("usr/lib/x86_64-linux-gnu", "usr/lib64", "usr/lib/aarch64-linux-gnu")
+
+
+def wsl_linux_driver(root: Path) -> tuple[LibraryCopy, ...]:
+    """A Linux driver's libcuda / libnvidia-ml in the system's library directories, with their package.
+
+    Under WSL2 these come only from a Linux driver package or run file installed inside WSL
+    (NVIDIA's CUDA-on-WSL guide: never install one there); the Windows driver's are in /usr/lib/wsl/lib.
+    """
+    paths = [
+        str(path)
+        for directory in LINUX_LIBRARY_DIRS
+        for name in LINUX_DRIVER_LIBRARIES
+        if (path := root / directory / name).exists()
+    ]
+    owners = package_owners(paths, (), None, str(root)) if paths else {}
+    return tuple(
+        LibraryCopy(
+            "/" + os.path.relpath(path, root),
+            "elsewhere",
+            _driver_version(path),
+            owners.get(path),
+        )
+        for path in paths
+    )
+
+
+def _driver_version(path: str) -> str | Unavailable:
+    """The driver release in the real file's name (libcuda.so.535.183.01)."""
+    name = os.path.basename(os.path.realpath(path))
+    _, _, version = name.partition(".so.")
+    return version if version.count(".") >= 1 else Unavailable("no release in the file name", path)
+
+
 def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None = None) -> HostFacts:
     """Facts about this host and interpreter. ``root`` lets tests point at a recorded tree.
 
@@ -134,7 +170,8 @@ def collect_host_facts(root: Path = Path("/"), environ: Mapping[str, str] | None
         kernel=platform.release(),
         machine=platform.machine(),
         libc=f"{libc_name} {libc_version}".strip() or "unknown",
-        wsl=detect_wsl(_read(root / "proc/version"), env),
+        wsl=(wsl := detect_wsl(_read(root / "proc/version"), env)),
+        wsl_linux_driver=wsl_linux_driver(root) if wsl else (),
         container=detect_container(root, _read(root / "proc/1/cgroup"), env),
         image=detect_image(root, env),
         cpu=cpu_model(root),

@@ -170,6 +170,44 @@ def test_scenario_wsl_without_windows_driver(tmp_path):
     assert "Windows" in find(m.diagnose(), "wsl-gpu-driver-missing").hint
 
 
+def test_scenario_wsl_with_the_windows_driver_but_nvml_failing_says_update_it(tmp_path):
+    m = gpu_machine(tmp_path, wsl=True)
+    m.nvml = FakeNvml.no_driver()
+    f = find(m.diagnose(), "wsl-gpu-driver-missing")
+    assert "No Linux driver library was found inside WSL" in f.detail and "wsl --update" in f.hint
+
+
+def test_scenario_a_linux_driver_installed_inside_wsl_is_named_with_its_package(tmp_path):
+    """`sudo apt install nvidia-driver-535` inside WSL2: Ubuntu's libnvidia-compute-535 puts libcuda in /usr/lib."""
+    m = gpu_machine(tmp_path, wsl=True)
+    m.nvml = FakeNvml.no_driver()
+    lib = m.root / "usr/lib/x86_64-linux-gnu"
+    lib.mkdir(parents=True)
+    for name in ("libcuda.so.535.183.01", "libnvidia-ml.so.535.183.01"):
+        (lib / name).write_bytes(b"\x7fELF")
+    (lib / "libcuda.so.1").symlink_to("libcuda.so.535.183.01")
+    (lib / "libnvidia-ml.so.1").symlink_to("libnvidia-ml.so.535.183.01")
+    info = m.root / "var/lib/dpkg/info"
+    info.mkdir(parents=True)
+    (info / "libnvidia-compute-535:amd64.list").write_text(  # as dpkg -L lists Ubuntu's package
+        "/.\n/usr\n/usr/lib\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01\n"
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.183.01\n/usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
+    )
+    (m.root / "var/lib/dpkg/status").write_text(
+        "Package: libnvidia-compute-535\nStatus: install ok installed\nArchitecture: amd64\n"
+        "Version: 535.183.01-0ubuntu0.22.04.1\n"
+    )
+    d = m.diagnose()
+    f = find(d, "wsl-linux-driver-inside")
+    assert f.severity is Severity.ERROR
+    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1 (deb libnvidia-compute-535 535.183.01-0ubuntu0.22.04.1)" in f.detail
+    assert f.hint.startswith("sudo apt-get remove --purge libnvidia-compute-535")
+    assert not [x for x in d.findings if x.id == "wsl-gpu-driver-missing"]
+    host = d.facts.host
+    assert [c.version for c in host.wsl_linux_driver] == ["535.183.01", "535.183.01"]
+
+
 def test_scenario_tensorflow_cpu_package(tmp_path):
     m = gpu_machine(tmp_path, tf="cpu")
     f = find(m.diagnose(), "tf-built-without-cuda")

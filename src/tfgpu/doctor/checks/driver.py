@@ -7,9 +7,10 @@ the NVIDIA container toolkit and CUDA-on-WSL user guides for the container and W
 from __future__ import annotations
 
 import re
+import shlex
 
 from tfgpu.knowledge.compat import driver_requirement, version_key
-from tfgpu.model.facts import DriverFacts, Facts, HostFacts, TensorFlowFacts
+from tfgpu.model.facts import DriverFacts, Facts, HostFacts, PackageManager, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.unavailable import Unavailable
 
@@ -42,7 +43,7 @@ def check_driver(facts: Facts) -> list[Finding]:
 
     Finding ids: ``nvidia-driver`` (ok), ``nvidia-driver-missing``, ``nvidia-driver-not-loaded``,
     ``nvidia-driver-mismatch``, ``nvml-binding-missing``, ``no-nvidia-gpu``,
-    ``container-without-gpu``, ``wsl-gpu-driver-missing``, ``nvidia-smi-failed``.
+    ``container-without-gpu``, ``wsl-gpu-driver-missing``, ``wsl-linux-driver-inside``, ``nvidia-smi-failed``.
     """
     host, driver = facts.host, facts.driver
     out: list[Finding] = []
@@ -136,6 +137,41 @@ def _no_driver(facts: Facts, host: HostFacts | Unavailable, driver: Unavailable)
     return _other_hardware(host, reason)
 
 
+def _wsl_driver_unreachable(host: HostFacts, reason: str) -> Finding:
+    """WSL2 passes the GPU through (/dev/dxg) but NVML fails: a Linux driver inside WSL, named when found."""
+    found = host.wsl_linux_driver
+    if not found:
+        return Finding(
+            "wsl-gpu-driver-missing",
+            Severity.ERROR,
+            H,
+            "WSL2 has /dev/dxg but NVML cannot reach the driver",
+            detail=f"{reason}. No Linux driver library was found inside WSL; the Windows driver may be too old "
+            "for WSL2's GPU support.",
+            hint="Update the NVIDIA driver on Windows, then run `wsl --update` and `wsl --shutdown`.",
+            link=WSL_DOCS,
+        )
+    copies = "; ".join(
+        f"{c.path}" + (f" ({c.owner})" if c.owner else " (no package: a run-file install)") for c in found
+    )
+    packages = sorted({c.owner.name for c in found if c.owner and c.owner.manager is PackageManager.DEB})
+    hint = (
+        f"sudo apt-get remove --purge {' '.join(shlex.quote(p) for p in packages)}"
+        if packages
+        else "sudo nvidia-uninstall   (the run file's uninstaller)"
+    )
+    return Finding(
+        "wsl-linux-driver-inside",
+        Severity.ERROR,
+        H,
+        "A Linux NVIDIA driver is installed inside WSL2 and hides the Windows driver",
+        detail=f"{reason}. Found: {copies}. These are found before /usr/lib/wsl/lib, where WSL2 puts the Windows "
+        "driver's libraries; NVIDIA's CUDA-on-WSL guide says not to install a Linux driver inside WSL.",
+        hint=hint + "   then: sudo ldconfig",
+        link=WSL_DOCS,
+    )
+
+
 def _environment_without_gpu(host: HostFacts, reason: str) -> Finding | None:
     if host.wsl and not any(n == "/dev/dxg" for n in host.device_nodes):
         return Finding(
@@ -148,15 +184,7 @@ def _environment_without_gpu(host: HostFacts, reason: str) -> Finding | None:
             link=WSL_DOCS,
         )
     if host.wsl:
-        return Finding(
-            "wsl-gpu-driver-missing",
-            Severity.ERROR,
-            H,
-            "WSL2 has /dev/dxg but NVML cannot reach the driver",
-            detail=f"{reason}. A Linux NVIDIA driver installed inside WSL hides the Windows one.",
-            hint="Remove any Linux nvidia-driver package inside WSL; keep only the Windows driver (libraries in /usr/lib/wsl/lib).",
-            link=WSL_DOCS,
-        )
+        return _wsl_driver_unreachable(host, reason)
     if host.container and not any(n.startswith("/dev/nvidia") for n in host.device_nodes):
         return Finding(
             "container-without-gpu",
