@@ -81,6 +81,16 @@ class ProbeOutcome(str, Enum):
     PROTOCOL_ERROR = "protocol_error"
 
 
+class TrainingState(str, Enum):
+    """How far the probe's Keras training got."""
+
+    DONE = "done"
+    NOT_RUN = "not_run"
+    """No GPU, ``--quick``, or an older worker that does not train."""
+    DIED = "died"
+    """The child ended while training: its earlier results were kept."""
+
+
 @dataclass(frozen=True)
 class ProbeFacts:
     """The outcome of starting TensorFlow in a child process.
@@ -88,8 +98,7 @@ class ProbeFacts:
     ``outcome``: ``ok``, ``import_failed`` (TF raised at import), ``tensorflow_missing``,
     ``failed`` (the task raised), ``timed_out``, ``crashed`` (killed by a signal or a non-zero
     exit without output) or ``protocol_error`` (missing or garbled output).
-    ``training_state``: ``done``, ``not_run`` (no GPU, ``--quick``, or an older worker) or
-    ``died`` (the child ended while training: its earlier results were kept).
+    ``training_state``: how far the Keras training got (TrainingState).
     """
 
     outcome: ProbeOutcome
@@ -106,4 +115,4 @@ class ProbeFacts:
     log_events: tuple[LogEvent, ...] = ()
     stderr_tail: str = ""
     training: tuple[TrainingCheck, ...] = ()
-    training_state: str = "not_run"
+    training_state: TrainingState = TrainingState.NOT_RUN

@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfgpu.knowledge.archs import mixed_policy_table
-from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
+from tfgpu.model.probe import (
+    PROBE_TIMEOUT_SECONDS,
+    OpCheck,
+    ProbeFacts,
+    ProbeGpu,
+    ProbeOutcome,
+    TrainingCheck,
+    TrainingState,
+)
 from tfgpu.model.untrusted import finite_number, text
 from tfgpu.probe.runner import ProbeRun, ProbeRunner, RunStatus
 from tfgpu.probe.tf_logs import parse_log
@@ -107,7 +115,11 @@ def _shape_answer(env: dict[str, Any], base: dict[str, Any]) -> ProbeFacts:
         import_seconds=finite_number(data.get("import_seconds")),
         gpus=tuple(_gpu(g, p) for g, p in zip(data.get("gpus", []), data.get("per_gpu", []), strict=False)),
         training=tuple(_training(t) for t in training) if isinstance(training, list) else (),
-        training_state="done" if isinstance(training, list) else ("died" if training == "started" else "not_run"),
+        training_state=(
+            TrainingState.DONE
+            if isinstance(training, list)
+            else (TrainingState.DIED if training == "started" else TrainingState.NOT_RUN)
+        ),
         **base,
     )
 

@@ -128,8 +128,12 @@ def test_the_prometheus_port_serves_the_same_readings(tmp_path):
     assert families["tfgpu_training_first_epoch_seconds"].samples[0].value == 63.2
     idle = families["tfgpu_training_gpu_idle_ratio"].samples[0]
     assert idle.value == 0.65 and idle.labels["UUID"] == families["DCGM_FI_DEV_FB_USED"].samples[0].labels["UUID"]
-    assert [(s.labels["verdict"], s.value) for s in families["tfgpu_training_bottleneck"].samples] == [("input-bound", 1.0)]
-    assert "tfgpu_xla_cache_programs_compiled" not in families or not families["tfgpu_xla_cache_programs_compiled"].samples
+    assert [(s.labels["verdict"], s.value) for s in families["tfgpu_training_bottleneck"].samples] == [
+        ("input-bound", 1.0)
+    ]
+    assert (
+        "tfgpu_xla_cache_programs_compiled" not in families or not families["tfgpu_xla_cache_programs_compiled"].samples
+    )
     sink.epoch(EpochFigures(3, 9.0, 63.2, steps=500, verdict="gpu-busy", xla_compiled=0, xla_loaded=4))
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
     families = {f.name: f for f in text_string_to_metric_families(text)}

@@ -11,6 +11,7 @@ from tests.fakes.probe import FakeProbe
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.doctor.diagnose import diagnose
 from tfgpu.model.findings import Severity
+from tfgpu.model.probe import TrainingState
 from tfgpu.probe.collect import run_tensorflow_probe
 
 
@@ -95,7 +96,9 @@ def test_issue_14_without_nvrtc_the_doctor_names_it_and_never_says_healthy(tmp_p
 
 def test_issue_14_a_child_that_dies_while_training_keeps_what_it_learned_before(tmp_path):
     _, d, _ = verdict(tmp_path, "h200-training-fixed", both_dirs)
-    died = replace(d.facts.probe, training=(), training_state="died", signal=6, stderr_tail="F cuda.cc:1] Check failed")
+    died = replace(
+        d.facts.probe, training=(), training_state=TrainingState.DIED, signal=6, stderr_tail="F cuda.cc:1] Check failed"
+    )
     found = {f.id: f for f in diagnose(replace(d.facts, probe=died)).findings}
     assert (
         "signal 6" in found["keras-training-crashed"].summary

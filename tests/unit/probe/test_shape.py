@@ -2,6 +2,7 @@
 
 from tests.fakes.probe import FakeProbe
 
+from tfgpu.model.probe import TrainingState
 from tfgpu.probe.collect import probe_environment, run_tensorflow_probe
 from tfgpu.probe.runner import RunStatus
 
@@ -33,7 +34,7 @@ def test_probe_environment_keeps_every_log_line_and_the_callers_variables():
 
 def test_h200_training_runs_are_shaped_with_their_state_and_timings():
     fixed = run_tensorflow_probe(FakeProbe("h200-training-fixed"), {})
-    assert fixed.training_state == "done"
+    assert fixed.training_state is TrainingState.DONE
     assert [(t.jit_compile, t.policy, t.ok, t.timed_out) for t in fixed.training] == [
         ("off", "float32", True, False),
         ("off", "mixed_bfloat16", True, False),
@@ -55,5 +56,5 @@ def test_a_checkpoint_without_training_results_means_the_child_died_while_traini
     envelope = json.loads((FIXTURES / "h200-training-fixed.json").read_text())
     envelope["data"]["training"] = "started"  # what the worker writes before it trains
     facts = shape(ProbeRun(RunStatus.OK, "python3", 30.0, 180.0, envelope, "F check failed", -6, 6))
-    assert facts.training_state == "died" and facts.training == () and facts.signal == 6
-    assert run_tensorflow_probe(FakeProbe("h200-fixed"), {}).training_state == "not_run"  # an older worker
+    assert facts.training_state is TrainingState.DIED and facts.training == () and facts.signal == 6
+    assert run_tensorflow_probe(FakeProbe("h200-fixed"), {}).training_state is TrainingState.NOT_RUN  # an older worker

@@ -10,7 +10,7 @@ from tfgpu.doctor.checks.cuda import cudnn_fix, older_cudnn, tf_cudnn_message
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck
+from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck, TrainingState
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.probe.tf_logs import failed_dependencies, failed_libraries
 
@@ -117,7 +117,7 @@ def _training(facts: Facts, probe: ProbeFacts) -> list[Finding]:
     why = (found[0] + ". " if found else "") + (
         "XLA's convolution autotuner then found no cuDNN engine it could run. " if autotuner else ""
     )
-    if probe.training_state == "died":
+    if probe.training_state is TrainingState.DIED:
         how = f"signal {probe.signal}" if probe.signal else f"exit status {probe.returncode}"
         tail = " | ".join(probe.stderr_tail.strip().splitlines()[-3:])
         return [
