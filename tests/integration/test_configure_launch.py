@@ -88,14 +88,16 @@ def test_run_workers_2_trains_to_the_same_loss_as_one_worker():
 
 
 def test_run_workers_warns_before_starting_when_keras_3_fit_cannot_work():
+    from tfgpu.launch.cluster import cluster_config
     from tfgpu.launch.run import keras_multiworker_warning
 
-    warning = keras_multiworker_warning(2, {})
+    warning = keras_multiworker_warning(2, {}, None)
     assert warning is not None and "TF_USE_LEGACY_KERAS=1" in warning and "custom training loop" in warning
-    assert keras_multiworker_warning(1, {}) is None
-    assert keras_multiworker_warning(2, {"TF_USE_LEGACY_KERAS": "1"}) is None
+    assert keras_multiworker_warning(1, {}, None) is None
+    assert keras_multiworker_warning(2, {"TF_USE_LEGACY_KERAS": "1"}, None) is None
     slurm = {"SLURM_JOB_ID": "7", "SLURM_NTASKS": "2", "SLURM_JOB_NODELIST": "gpu[01-02]"}
-    assert keras_multiworker_warning(1, slurm) == warning  # `srun -n2 tfgpu run -- …`: one worker per task
+    cluster = cluster_config(slurm)
+    assert keras_multiworker_warning(1, slurm, cluster) == warning  # `srun -n2 tfgpu run -- …`: one worker per task
 
 
 def test_run_without_a_command_is_a_usage_error():

@@ -67,16 +67,6 @@ def cluster_config(environ: Mapping[str, str]) -> ClusterConfig | None:
     return ClusterConfig(hosts, PORT_VARIABLE) if hosts else None
 
 
-def cluster_tf_config(environ: Mapping[str, str]) -> str | None:
-    """cluster_config's TF_CONFIG alone.
-
-    Raises:
-        UsageError: a scheduler or host-list variable that cannot give a TF_CONFIG.
-    """
-    found = cluster_config(environ)
-    return found.tf_config if found else None
-
-
 def host_list_tf_config(environ: Mapping[str, str]) -> str | None:
     """TF_CONFIG from TFGPU_WORKER_HOSTS and this worker's index, or None when no host list is given.
 

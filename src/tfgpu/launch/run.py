@@ -28,7 +28,7 @@ from tfgpu.configure.flavour import KerasFlavour, keras_flavour, options_beyond_
 from tfgpu.configure.gpus import resolve_gpus
 from tfgpu.configure.options import GpuOptions
 from tfgpu.explain.explain import explain_scanner
-from tfgpu.launch.cluster import cluster_config, cluster_tf_config, unresolved_workers
+from tfgpu.launch.cluster import ClusterConfig, cluster_config, unresolved_workers
 from tfgpu.launch.output import MAX_EXCEPTION_CHARS, OutputWatch, pump
 from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.rendezvous import SECONDS_VARIABLE, Agreement, rendezvous, rendezvous_seconds
@@ -63,17 +63,17 @@ def child_environment(
     visible: Sequence[str] | None,
     cache: CachePlan | None = None,
     phases_file: str | None = None,
+    cluster: ClusterConfig | None = None,
 ) -> dict[str, str]:
-    """The child's environment: the caller's, the option and XLA cache variables, and the bootstrap.
+    """The child's environment: the caller's, the option and XLA cache variables, the cluster's TF_CONFIG, the bootstrap.
 
     The bootstrap enters when the options need code or the phases are recorded (``phases_file``).
     """
     env = dict(environ)
     env.update(environment_for(options, visible))
     env.update(dict(cache.variables) if cache else {})
-    tf_config = cluster_tf_config(environ)
-    if tf_config:
-        env["TF_CONFIG"] = tf_config
+    if cluster:
+        env["TF_CONFIG"] = cluster.tf_config
     if visible is not None:
         env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
     if phases_file:
@@ -221,14 +221,14 @@ def _reap(pid: int) -> bool:
     return done == 0
 
 
-def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str | None:
+def keras_multiworker_warning(workers: int, environ: Mapping[str, str], cluster: ClusterConfig | None) -> str | None:
     """Keras 3's ``fit`` under MultiWorkerMirroredStrategy fails in every worker (PerReplica values).
 
     Said before the workers start, for ``--workers N`` and for a Slurm step or host list alike, with
     what works (keras-team/keras#20585 is open upstream); a script with its own training loop is
     fine, so this is a warning, not a refusal.
     """
-    several = workers > 1 or cluster_tf_config(environ) is not None
+    several = workers > 1 or cluster is not None
     if not several or keras_flavour(environ) is not KerasFlavour.TENSORFLOW:
         return None
     try:
@@ -244,13 +244,12 @@ def keras_multiworker_warning(workers: int, environ: Mapping[str, str]) -> str |
     )
 
 
-def cluster_warnings(environ: Mapping[str, str]) -> list[str]:
+def cluster_warnings(found: ClusterConfig | None) -> list[str]:
     """What would fail every worker minutes into a Slurm or host-list job, said before it starts.
 
     This worker's own port already taken on this host (another job's worker?), and the other
     workers' names that DNS does not resolve (a headless Service not created, a typo in the list).
     """
-    found = cluster_config(environ)
     if not found:
         return []
     out = []
@@ -271,7 +270,9 @@ def cluster_warnings(environ: Mapping[str, str]) -> list[str]:
     return out
 
 
-def agree_on_cluster(environ: Mapping[str, str], inform: Callable[[str], None] | None = None) -> None:
+def agree_on_cluster(
+    cluster: ClusterConfig | None, environ: Mapping[str, str], inform: Callable[[str], None] | None = None
+) -> None:
     """Every worker of the TF_CONFIG tfgpu writes (Slurm, host list) reached, holding the same cluster, or no start.
 
     A worker that cannot reach the others, or holds another list, would make the whole job wait
@@ -280,7 +281,7 @@ def agree_on_cluster(environ: Mapping[str, str], inform: Callable[[str], None] |
     Raises:
         UsageError: a worker disagrees, does not answer in time, or this worker's port is taken.
     """
-    tf_config = cluster_tf_config(environ)
+    tf_config = cluster.tf_config if cluster else None
     seconds = rendezvous_seconds(environ)
     workers = len(json.loads(tf_config)["cluster"]["worker"]) if tf_config else 0
     if workers < 2 or seconds == 0:
@@ -343,13 +344,25 @@ def run_command(
     for the verdict (Keras prints its progress on stdout, TensorFlow logs on stderr).
 
     ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
-    machine where NVML sees no GPU: the command runs on the CPU); ``inform``, what is set through
+    machine where NVML sees no GPU: the command runs on the CPU; a strategy an unmodified script
+    never enters) and what would fail a multi-worker job (Keras 3's fit, a taken port, a worker
+    name DNS does not know); ``inform``, what is set through
     the environment and how the XLA cache is used. ``runner`` starts the child that checks the cache's flags against the command's
     TensorFlow (once per install); without one the cache is left off.
     """
+    cluster = cluster_config(environ)  # the TF_CONFIG tfgpu writes for this worker (Slurm, host list), once
     become_subreaper()
     notes: list[str] = options_beyond_flavour(options, keras_flavour(environ))
     visible = resolve_gpus(options.gpus, nvml, notes)
+    notes += [
+        w
+        for w in (
+            keras_multiworker_warning(workers, environ, cluster),
+            *cluster_warnings(cluster),
+            strategy_note(options),
+        )
+        if w
+    ]
     for note in notes:
         if warn:
             warn(note)
@@ -360,10 +373,10 @@ def run_command(
     for line in told:
         if inform:
             inform(line)
-    agree_on_cluster(environ, inform)
+    agree_on_cluster(cluster, environ, inform)
     record_dir = tempfile.TemporaryDirectory(prefix="tfgpu-run-")
     phases_file = os.path.join(record_dir.name, "phases.json") if workers == 1 else None
-    env = child_environment(options, environ, visible, cache, phases_file)
+    env = child_environment(options, environ, visible, cache, phases_file, cluster)
     try:
         count = nvml.device_count()
     except NvmlUnavailable:

@@ -6,9 +6,15 @@ import pytest
 
 from tfgpu.configure.apply import Setup, check_output_layer
 from tfgpu.configure.options import make_options
+from tfgpu.launch.cluster import cluster_config
 from tfgpu.launch.run import child_environment, worker_environments
 from tfgpu.launch.slurm import expand_hostlist, slurm_tf_config
 from tfgpu.model.errors import UsageError
+
+
+def _tf_config(environ):
+    found = cluster_config(environ)
+    return found.tf_config if found else None
 
 
 def test_slurm_allocation_gives_each_task_its_worker_index():
@@ -71,7 +77,7 @@ def test_a_slurm_step_is_laid_out_from_its_own_variables_node_by_node():
         "gpu03:23456", "gpu03:23457",
     ]  # fmt: skip
     assert doc["task"] == {"type": "worker", "index": 6}
-    child = child_environment(make_options(), SLURM_STEP, None)
+    child = child_environment(make_options(), SLURM_STEP, None, cluster=cluster_config(SLURM_STEP))
     assert json.loads(child["TF_CONFIG"]) == doc and child["CUDA_VISIBLE_DEVICES"] == "0"  # the binding is kept
 
 
@@ -92,17 +98,16 @@ def test_a_worker_port_already_taken_on_this_node_is_said_before_the_start():
         busy.listen()
         port = busy.getsockname()[1]
         step = {**SLURM_STEP, "SLURM_PROCID": "0", "TFGPU_SLURM_PORT": str(port)}
-        warnings = cluster_warnings(step)
+        warnings = cluster_warnings(cluster_config(step))
         assert any(f"port {port}" in w and "TFGPU_SLURM_PORT" in w for w in warnings)
-    assert cluster_warnings({**step, "TF_CONFIG": "{}"}) == []  # the user's own TF_CONFIG is theirs
-    assert cluster_warnings({"PATH": "/bin"}) == []  # not under Slurm, no host list
+    assert cluster_warnings(cluster_config({**step, "TF_CONFIG": "{}"})) == []  # the user's own TF_CONFIG is theirs
+    assert cluster_warnings(cluster_config({"PATH": "/bin"})) == []  # not under Slurm, no host list
 
 
 def test_a_host_list_gives_each_kubernetes_indexed_pod_its_worker():
-    from tfgpu.launch.cluster import cluster_tf_config
 
     pods = {"TFGPU_WORKER_HOSTS": "train-workers-0-[0-2].train, 10.0.0.9:2222", "JOB_COMPLETION_INDEX": "1"}
-    doc = json.loads(cluster_tf_config(pods))
+    doc = json.loads(_tf_config(pods))
     assert doc["cluster"]["worker"] == [
         "train-workers-0-0.train:23456",
         "train-workers-0-1.train:23456",
@@ -110,11 +115,11 @@ def test_a_host_list_gives_each_kubernetes_indexed_pod_its_worker():
         "10.0.0.9:2222",
     ]
     assert doc["task"] == {"type": "worker", "index": 1}
-    mine = json.loads(cluster_tf_config({**pods, "TFGPU_TASK_INDEX": "3", "TFGPU_WORKER_PORT": "2000"}))
+    mine = json.loads(_tf_config({**pods, "TFGPU_TASK_INDEX": "3", "TFGPU_WORKER_PORT": "2000"}))
     assert mine["task"]["index"] == 3 and mine["cluster"]["worker"][0].endswith(":2000")
-    assert cluster_tf_config({**pods, "TF_CONFIG": "{}"}) is None  # the user's own stays
-    assert json.loads(cluster_tf_config({**pods, **SLURM_STEP}))["task"]["index"] == 6  # Slurm's first
-    child = child_environment(make_options(), pods, None)
+    assert _tf_config({**pods, "TF_CONFIG": "{}"}) is None  # the user's own stays
+    assert json.loads(_tf_config({**pods, **SLURM_STEP}))["task"]["index"] == 6  # Slurm's first
+    child = child_environment(make_options(), pods, None, cluster=cluster_config(pods))
     assert json.loads(child["TF_CONFIG"]) == doc
 
 
@@ -131,10 +136,9 @@ def test_a_host_list_gives_each_kubernetes_indexed_pod_its_worker():
     ],
 )
 def test_a_host_list_that_cannot_give_a_tf_config_is_a_usage_error(variables, said):
-    from tfgpu.launch.cluster import cluster_tf_config
 
     with pytest.raises(UsageError, match=said):
-        cluster_tf_config(variables)
+        _tf_config(variables)
 
 
 @pytest.mark.timeout(30)
@@ -158,5 +162,5 @@ def test_a_host_list_workers_port_taken_names_the_host_lists_port_variable():
         busy.listen()
         port = busy.getsockname()[1]
         pods = {"TFGPU_WORKER_HOSTS": f"localhost:{port},127.0.0.1", "TFGPU_TASK_INDEX": "0", "SLURM_JOB_ID": "9"}
-        (warning,) = cluster_warnings(pods)  # a one-task Slurm job: the host list gives the TF_CONFIG
+        (warning,) = cluster_warnings(cluster_config(pods))  # a one-task Slurm job: the host list gives the TF_CONFIG
     assert f"port {port}" in warning and "TFGPU_WORKER_PORT=" in warning

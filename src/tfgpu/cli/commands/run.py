@@ -8,12 +8,7 @@ import shlex
 from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
-from tfgpu.launch.run import (
-    cluster_warnings,
-    keras_multiworker_warning,
-    run_command,
-    strategy_note,
-)
+from tfgpu.launch.run import run_command
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
 
@@ -98,15 +93,6 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stderr.write(f"tfgpu run: {printable(text)}\n")
         env.stderr.flush()
 
-    warnings = (
-        keras_multiworker_warning(args.workers, env.environ),
-        *cluster_warnings(env.environ),
-        strategy_note(options),
-    )
-
-    for warning in warnings:
-        if warning:
-            warn(warning)
     try:
         report = run_command(
             args.passthrough,
