@@ -36,6 +36,9 @@ from tfgpu.knowledge.signatures import load_signatures
 PUBLIC = Path(__file__).resolve().parent / "corpus" / "public-threads.jsonl"
 HELD_OUT_SHARE = 4
 """One thread in this many (by URL hash) is held out."""
+LATE_SETS = {"2026-12-03": (189, 215), "2026-12-04": (216, 282)}
+"""The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
+measured before any signature was written from them (benchmarks/corpus/README.md)."""
 
 
 def bucket(url: str, buckets: int) -> int:
@@ -102,6 +105,11 @@ def grouped_cv(cases: list[dict], folds: int) -> tuple[float, list[float]]:
     return correct / len(cases), per_fold
 
 
+def late_set(cases: list[dict], first: int, last: int) -> list[dict]:
+    """The cases of one late set, by their pub-NNN numbers."""
+    return [c for c in cases if first <= int(c["id"].split("-")[1]) <= last]
+
+
 def line(name: str, result: dict) -> str:
     return (
         f"{name}: top-1 {result['top1']:.1%} of {result['cases']} logs (false alarms {result['false_alarm_rate']:.0%})"
@@ -129,6 +137,11 @@ def main() -> None:
                     f"  MISS {row['id']} {by_id[row['id']]['source_url']}: label {row['label']}, top {row['predicted']}"
                 )
     print(line("public, held out (misses never shown)", evaluate(hold)))
+    for name, (first, last) in LATE_SETS.items():
+        late = late_set(public, first, last)
+        late_hold = [c for c in late if held_out(c)]
+        held_ok = sum(r["ok"] for r in evaluate(late_hold)["rows"]) if late_hold else 0
+        print(line(f"late set {name} with today's base (held-out part {held_ok}/{len(late_hold)})", evaluate(late)))
     everything = seed + public
     top1, per_fold = grouped_cv(everything, args.folds)
     spread = ", ".join(f"{f:.0%}" for f in per_fold)
