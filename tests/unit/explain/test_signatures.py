@@ -20,6 +20,7 @@ CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.json
 CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
     "libcuda-missing-in-container": ScanContext(container=True),
+    "device-node-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
@@ -280,3 +281,22 @@ def test_a_cuda_the_log_shows_installed_makes_a_missing_soname_the_wrong_cuda(sh
     hits = scan([missing, shown]).hits
     assert hits[0].signature.id == "cuda-runtime-of-another-version"
     assert scan([missing, shown]).context.cuda_installed == ("10.1",)
+
+
+FACT_FIELDS = {"pip", "tf_install", "export_line", "tf_version"}
+"""Template fields the machine's facts fill (knowledge/signatures.py); every other field is a pattern's group."""
+
+
+@pytest.mark.parametrize("signature", [s for s in SIGNATURES if not s.fallback], ids=lambda s: s.id)
+def test_every_pattern_fills_every_field_its_signature_prints(signature: Signature):
+    """A pattern without a group the title, cause or fix names would print a raw '{cc}' to the user."""
+    import string
+
+    fields = {
+        name
+        for text in (signature.title, signature.cause, signature.fix)
+        for _, name, _, _ in string.Formatter().parse(text)
+        if name
+    } - FACT_FIELDS
+    for pattern in signature.patterns:
+        assert fields <= set(pattern.groupindex), (signature.id, pattern.pattern, fields - set(pattern.groupindex))
