@@ -88,6 +88,33 @@ class GpuKnown(str, Enum):
     """Neither: a log from elsewhere with no sign of a GPU."""
 
 
+_MEMORY_AT_START = re.compile(
+    r"(?:totalMemory|Total memory):\s*(?P<total>[\d.]+)\s*(?P<total_unit>[KMGT]i?B)\s*"
+    r"(?:freeMemory|Free memory):\s*(?P<free>[\d.]+)\s*(?P<free_unit>[KMGT]i?B)"
+)
+"""TF 1.x's device line (1.0-1.4 on two lines, "Total memory: 7.92GiB" / "Free memory: 190.31MiB";
+1.5-1.15 on one, "totalMemory: 7.93GiB freeMemory: 7.40GiB"): the GPU's memory, and how much of it
+no process held when TF started."""
+_MEMORY_KEYS = ("otal memory:", "totalMemory:")
+_UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+BUSY_FREE_FRACTION = 0.5
+"""Below this share of its memory free at TF's start, other processes held most of the GPU."""
+
+
+def held_at_start(found: re.Match[str]) -> bool:
+    r"""Whether a device line shows less than half of the GPU's memory free when TF started.
+
+    Examples:
+        >>> held_at_start(_MEMORY_AT_START.search("Total memory: 7.92GiB\nFree memory: 190.31MiB"))
+        True
+        >>> held_at_start(_MEMORY_AT_START.search("totalMemory: 7.93GiB freeMemory: 7.40GiB"))
+        False
+    """
+    total = float(found["total"]) * _UNIT[found["total_unit"][0]]
+    free = float(found["free"]) * _UNIT[found["free_unit"][0]]
+    return total > 0 and free / total < BUSY_FREE_FRACTION
+
+
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
 )
@@ -128,6 +155,9 @@ class Signature:
     when_gpu: GpuKnown | None = None
     """Only where the machine's GPU is known to be present, absent, or unknown: TF's GPU build says
     it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
+    when_gpu_held: bool | None = None
+    """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
+    mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
     when_other_cuda: bool = False
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
@@ -279,6 +309,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
                 when_gpu=GpuKnown(when["gpu"]) if "gpu" in when else None,
+                when_gpu_held=when.get("gpu_held"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
             )
         )
@@ -330,6 +361,9 @@ class ScanContext:
     (``tfgpu run``, ``explain --run``); None for a log from elsewhere."""
     gpu: GpuKnown = GpuKnown.UNKNOWN
     """What the scanner concludes from ``no_gpu`` and the log's own lines (ScanResult's context)."""
+    gpu_held: bool | None = None
+    """Other processes held most of the GPU's memory when TF started: as the caller knows it, or
+    (None) as the log's own device line shows it (less than half free; ScanResult's context)."""
 
 
 @dataclass(frozen=True)
@@ -381,6 +415,7 @@ class LogScanner:
         self.windows_seen = False
         self.container_seen = False
         self.gpu_seen = False
+        self.gpu_held_seen = False
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
@@ -467,6 +502,8 @@ class LogScanner:
         """What a block of lines says about the machine: a GPU shown, CUDA toolkits installed (searched per block, not per line)."""
         if not self.gpu_seen:
             self.gpu_seen = any(k in block for k in _GPU_EVIDENCE_KEYS)
+        if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
+            self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
         if any(k in block for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
@@ -570,6 +607,7 @@ class LogScanner:
                 if ctx.no_gpu is False or self.gpu_seen
                 else GpuKnown.UNKNOWN
             ),
+            gpu_held=ctx.gpu_held if ctx.gpu_held is not None else self.gpu_held_seen,
         )
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
@@ -593,6 +631,8 @@ class LogScanner:
         if signature.when_container is not None and bool(ctx.container) != signature.when_container:
             return False
         if signature.when_gpu is not None and ctx.gpu is not signature.when_gpu:
+            return False
+        if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
             return False
         if signature.tf_min:
             version = _version(ctx.tf_version)

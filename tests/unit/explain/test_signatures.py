@@ -24,6 +24,7 @@ CONTEXT = {
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
+    "oom-gpu-held-at-start": ScanContext(gpu_held=True),
 }
 
 
@@ -55,6 +56,7 @@ def _also_line(signature: Signature) -> str:
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
+        "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
     }
     return samples[signature.id]
 
@@ -300,3 +302,19 @@ def test_every_pattern_fills_every_field_its_signature_prints(signature: Signatu
     } - FACT_FIELDS
     for pattern in signature.patterns:
         assert fields <= set(pattern.groupindex), (signature.id, pattern.pattern, fields - set(pattern.groupindex))
+
+
+def test_out_of_memory_on_a_gpu_others_held_at_start_is_theirs():
+    # TF 1.0's device line (tensorflow#8170): 190 MiB of 7.92 GiB free when TF started
+    start = [
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 0 with properties: ",
+        "name: GeForce GTX 1080",
+        "Total memory: 7.92GiB",
+        "Free memory: 190.31MiB",
+    ]
+    oom = "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed to allocate 190.31M (199557120 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
+    held = scan([*start, oom])
+    assert held.context.gpu_held and held.hits[0].signature.id == "oom-gpu-held-at-start"
+    # TF 1.5+'s one-line form with the GPU free at start: the batch's own out-of-memory
+    free = scan(["totalMemory: 7.93GiB freeMemory: 7.40GiB", oom])
+    assert not free.context.gpu_held and free.hits[0].signature.id == "cuda-out-of-memory"
