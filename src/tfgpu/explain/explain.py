@@ -65,6 +65,10 @@ def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:
     }
 
 
+BY_WORDS_NOTE = " (Named from the line's words: it is not this message as TF prints it, so check the full log.)"
+"""Said of a problem read from a short paste or an unknown error line by its words, not matched as written."""
+
+
 def _problem(hit: Hit, values: dict[str, str]) -> Problem:
     sig = hit.signature
     fields = {**values, **hit.groups}
@@ -74,7 +78,7 @@ def _problem(hit: Hit, values: dict[str, str]) -> Problem:
         title=render_template(sig.title, fields),
         severity=sig.severity,
         benign=sig.benign,
-        cause=render_template(sig.cause, fields),
+        cause=render_template(sig.cause, fields) + (BY_WORDS_NOTE if hit.by_words else ""),
         fix=render_template(sig.fix, fields),
         sources=sig.sources,
         count=hit.count,

@@ -115,6 +115,73 @@ def held_at_start(found: re.Match[str]) -> bool:
     return total > 0 and free / total < BUSY_FREE_FRACTION
 
 
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_STOP_WORDS = _word_set("a an and are as at be been by for from in is it its no not of on or the this to was were with")
+_COMMON_LOG_WORDS = _word_set(
+    "tensorflow tf gpu gpus cuda device devices version library libraries error errors failed fail could "
+    "cannot found find load loaded loading dynamic file so dll lib python module import importerror "
+    "internal status unknown warning"
+)
+"""Words nearly every TensorFlow GPU log holds: a bag of them alone would match any log."""
+SHORT_LOG_LINES = 3
+"""A log this short is a pasted title or a single line: its words are read where no message matched as written."""
+MAX_WORD_READ_LINES = 8
+"""Error lines only the fallback tier knew, kept for reading by words."""
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that carry its meaning: lower case, without articles and particles.
+
+    Examples:
+        >>> sorted(content_words("No kernel image is available for execution on the device"))
+        ['available', 'device', 'execution', 'image', 'kernel']
+    """
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP_WORDS)
+
+
+def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str], int], ...]:
+    """Per signature that can be told from words alone, the content words of each literal its patterns require.
+
+    A signature qualifies when it names a specific problem (not a harmless line, a generic symptom
+    or the fallback), asks nothing of the machine or of other lines, and prints no field that only
+    its own match fills; a branch needs three content words or more beside the words every TF log
+    holds, so that a bag names one message and not a common phrase.
+    """
+    bags = []
+    for index, sig in enumerate(signatures):
+        if sig.benign or sig.fallback or sig.only_alone or not _unconditional(sig) or _prints_its_groups(sig):
+            continue
+        for pattern in sig.patterns:
+            for branch in _branches(pattern.pattern.removeprefix("(?i)")):
+                words = content_words(" ".join(_literal_runs(branch))) - _COMMON_LOG_WORDS
+                if len(words) >= 3:
+                    bags.append((words, index))
+    return tuple(bags)
+
+
+def _unconditional(sig: Signature) -> bool:
+    return not (
+        sig.also
+        or sig.when_os
+        or sig.tf_min
+        or sig.when_container is not None
+        or sig.when_gpu is not None
+        or sig.when_gpu_held is not None
+        or sig.when_other_cuda
+    )
+
+
+def _prints_its_groups(sig: Signature) -> bool:
+    names = {name for pattern in sig.patterns for name in pattern.groupindex}
+    return any("{" + name + "}" in text for name in names for text in (sig.title, sig.cause, sig.fix))
+
+
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
 )
@@ -195,6 +262,48 @@ def _branches(pattern: str) -> list[str]:
         i += 1
     out.append(pattern[start:])
     return out
+
+
+def _literal_runs(branch: str) -> list[str]:
+    r"""Every literal run outside groups that a match of ``branch`` must contain, in order.
+
+    Examples:
+        >>> _literal_runs(r"Could not load dynamic library\s*libcusolver\.so\.10")
+        ['Could not load dynamic library', 'libcusolver.so.10']
+    """
+    runs, run, depth, i, in_class = [], "", 0, 0, False
+    while i < len(branch):
+        ch = branch[i]
+        if in_class:
+            in_class = ch != "]" or branch[i - 1] == "\\"
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < len(branch):
+            nxt = branch[i + 1]
+            if depth == 0 and not nxt.isalnum():
+                run += nxt
+            else:
+                runs.append(run)
+                run = ""
+            i += 2
+            continue
+        if ch in "?*" or (ch == "{" and branch[i + 1 : i + 3].startswith("0")):
+            runs.append(run[:-1])  # the previous character may be absent
+            run = ""
+        elif ch in _META:
+            if ch == "[":
+                in_class = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            runs.append(run)
+            run = ""
+        elif depth == 0:
+            run += ch
+        i += 1
+    runs.append(run)
+    return [r for r in runs if r.strip()]
 
 
 def required_literal(branch: str) -> str:
@@ -279,8 +388,17 @@ def load_signatures() -> tuple[Signature, ...]:
     Raises:
         ValueError: the data file is malformed (a packaging bug, caught by the tests).
     """
+    return parse_signatures(_document())
+
+
+def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
+    """The signatures of a parsed signatures.toml (the packaged one, or an earlier commit's for a benchmark).
+
+    Raises:
+        ValueError: the document is malformed.
+    """
     out = []
-    for entry in _document()["signature"]:
+    for entry in document["signature"]:
         compiled = [_compile(p) for p in entry["patterns"]]
         keywords = _keywords(entry) or [keys for _, keys in compiled]
         when = entry.get("when", {})
@@ -345,6 +463,9 @@ class Hit:
     first_line: int = 0
     quotes: list[tuple[int, str]] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)
+    by_words: bool = False
+    """Named from the words of one of the signature's messages, in another order or wording: the
+    line was not that message as written (a short paste, or an error line only the fallback knew)."""
 
 
 @dataclass(frozen=True)
@@ -438,6 +559,9 @@ class LogScanner:
             for p in {id(p): p for s in self.signatures for p in s.also}.values()
         )
         self._pending: list[tuple[int, str]] = []
+        self._bags = _word_bags(self.signatures)
+        self._first_lines: list[tuple[int, str]] = []
+        self._fallback_lines: list[tuple[int, str]] = []
 
     def feed(self, raw: str) -> None:
         r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
@@ -463,6 +587,8 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
+        if self.lines <= SHORT_LOG_LINES and line.strip():
+            self._first_lines.append((self.lines, line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -574,6 +700,8 @@ class LogScanner:
             match = pattern.search(line)
             if match:
                 self._record(self.signatures[index], match, line, number)
+                if len(self._fallback_lines) < MAX_WORD_READ_LINES:
+                    self._fallback_lines.append((number, line))
                 return
 
     def _record(self, signature: Signature, match: re.Match[str], line: str, number: int) -> None:
@@ -611,6 +739,11 @@ class LogScanner:
         )
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
+        if not specific:
+            harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
+            by_words = self._read_words(harmless)
+            kept.extend(by_words)
+            specific = bool(by_words)
         kept = [h for h in kept if not ((h.signature.only_alone or h.signature.fallback) and specific)]
         kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
         # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
@@ -619,6 +752,28 @@ class LogScanner:
         for hit in kept:
             distinct.setdefault(hit.signature.category, hit)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
+
+    def _read_words(self, harmless: set[int]) -> list[Hit]:
+        """Signatures whose message words a kept line holds all of (the highest priority per line).
+
+        Read only where no message matched as written: the lines of a log of at most
+        SHORT_LOG_LINES lines, and error lines only the fallback tier knew; a line a harmless
+        signature explained is not read again.
+        """
+        lines = (self._first_lines if self.lines <= SHORT_LOG_LINES else []) + self._fallback_lines
+        found: dict[str, Hit] = {}
+        for number, line in dict(lines).items():
+            if number in harmless:
+                continue
+            words = content_words(line)
+            matches = [self.signatures[i] for bag, i in self._bags if bag <= words]
+            if matches:
+                sig = max(matches, key=lambda s: s.priority)
+                hit = found.setdefault(sig.id, Hit(sig, first_line=number, by_words=True))
+                hit.count += 1
+                if len(hit.quotes) < MAX_QUOTES:
+                    hit.quotes.append((number, line.strip()))
+        return list(found.values())
 
     def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
         signature = hit.signature

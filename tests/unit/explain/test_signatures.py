@@ -318,3 +318,23 @@ def test_out_of_memory_on_a_gpu_others_held_at_start_is_theirs():
     # TF 1.5+'s one-line form with the GPU free at start: the batch's own out-of-memory
     free = scan(["totalMemory: 7.93GiB freeMemory: 7.40GiB", oom])
     assert not free.context.gpu_held and free.hits[0].signature.id == "cuda-out-of-memory"
+
+
+def test_a_short_paste_in_other_words_is_read_by_its_words():
+    # the words of the launch-timeout message in another sentence, as a title or a summary puts them
+    (hit,) = scan(["CUDA error: the launch was terminated because it timed out"]).hits
+    assert hit.signature.id == "launch-timeout-watchdog" and hit.by_words
+
+
+def test_words_are_not_read_where_a_message_matched_or_in_a_long_log():
+    matched = scan(["CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated"]).hits
+    assert matched and not any(h.by_words for h in matched)
+    # the same words on line 5 of a log are not a pasted title: nothing is read from them
+    long_log = ["Epoch 1/3", "step 1", "step 2", "step 3", "kernel launch timed out and terminated"]
+    assert not any(h.by_words for h in scan(long_log).hits)
+
+
+def test_a_harmless_line_is_never_read_as_a_problem_by_its_words():
+    for signature in [s for s in SIGNATURES if s.benign]:
+        hits = scan(signature.examples[:1], CONTEXT.get(signature.id)).hits
+        assert not [h.signature.id for h in hits if h.by_words], signature.id

@@ -1,0 +1,58 @@
+"""Each fresh late set, scored with the signature base it was frozen against and today's scanner.
+
+A late set's first figure mixes nothing: the base as committed, on threads nobody had read. Later
+figures mix two things, signatures written from the set and changes to the scanner. Loading the
+signature file of the commit each set was frozen against (``git show``) in place of the packaged
+one leaves the scanner as the only change, measured on logs that were not written from.
+
+    PYTHONPATH=src:benchmarks python benchmarks/explain_retrospective.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from explain_accuracy import evaluate
+from explain_generalisation import LATE_SETS, PUBLIC, held_out, late_set, load
+
+from tfgpu.knowledge.signatures import parse_signatures
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the oldest Python TF supports has no tomllib
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+FROZEN = {"2026-12-04": "3918058", "2026-12-04b": "badfe20", "2026-12-04c": "9e575ba"}
+"""The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
+SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
+
+
+def frozen_base(commit: str):
+    """The signatures as they were at ``commit``."""
+    text = subprocess.run(
+        ["git", "show", f"{commit}:{SIGNATURE_FILE}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    return parse_signatures(tomllib.loads(text))
+
+
+def main() -> None:
+    public = load(PUBLIC)
+    for name, commit in FROZEN.items():
+        cases = late_set(public, *LATE_SETS[name])
+        hold = [c for c in cases if held_out(c)]
+        signatures = frozen_base(commit)
+        result = evaluate(cases, signatures=signatures)
+        held_ok = sum(r["ok"] for r in evaluate(hold, signatures=signatures)["rows"])
+        correct = sum(r["ok"] for r in result["rows"])
+        alarms = sum(r["false_alarm"] for r in result["rows"])
+        print(
+            f"late set {name} with its frozen base {commit} and today's scanner: top-1 {result['top1']:.1%} "
+            f"({correct}/{len(cases)}; held-out part {held_ok}/{len(hold)}; false alarms {alarms})"
+        )
+
+
+if __name__ == "__main__":
+    main()
