@@ -303,7 +303,7 @@ def _literal_runs(branch: str) -> list[str]:
             run += ch
         i += 1
     runs.append(run)
-    return [r for r in runs if r.strip()]
+    return [r for r in runs if r]
 
 
 def required_literal(branch: str) -> str:
@@ -315,36 +315,7 @@ def required_literal(branch: str) -> str:
         >>> required_literal(r"compute ?capability:?\s*\d")
         'capability'
     """
-    best, run, depth, i, in_class = "", "", 0, 0, False
-    while i < len(branch):
-        ch = branch[i]
-        if in_class:
-            in_class = ch != "]" or branch[i - 1] == "\\"
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < len(branch):
-            nxt = branch[i + 1]
-            if depth == 0 and not nxt.isalnum():
-                run += nxt
-            else:
-                best, run = max(best, run, key=len), ""
-            i += 2
-            continue
-        if ch in "?*" or (ch == "{" and branch[i + 1 : i + 3].startswith("0")):
-            run = run[:-1]  # the previous character may be absent
-            best, run = max(best, run, key=len), ""
-        elif ch in _META:
-            if ch == "[":
-                in_class = True
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-            best, run = max(best, run, key=len), ""
-        elif depth == 0:
-            run += ch
-        i += 1
-    return max(best, run, key=len)
+    return max(_literal_runs(branch), key=len, default="")
 
 
 def literals(pattern: str) -> list[str]:
