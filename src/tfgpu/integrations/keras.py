@@ -21,7 +21,7 @@ from typing import Any
 
 from tfgpu.configure.flavour import KerasFlavour, keras_flavour
 from tfgpu.model.errors import DiagnosticError, NvmlUnavailable
-from tfgpu.model.samples import EpochFigures, JudgedFrom, Verdict
+from tfgpu.model.samples import EpochFigures, JudgedFrom, SampleStats, Verdict
 from tfgpu.monitor.gauges import METRICS_INSTALL, metrics_available
 from tfgpu.monitor.judging import judge_window
 from tfgpu.monitor.sampler import DEFAULT_INTERVAL_SECONDS, Sampler
@@ -191,11 +191,12 @@ def _make_class() -> type:
 
         def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
             self.epoch_seconds.append(time.monotonic() - self._epoch_start)
+            epoch_stats = self.sampler.stats(since=self._epoch_mark) if self.sampler else []
             if self.exporter is not None:
-                self.exporter.epoch(self._epoch_figures(epoch + 1))
+                self.exporter.epoch(self._epoch_figures(epoch + 1, epoch_stats))
             if not self.sampler or logs is None:
                 return
-            for stats in self.sampler.stats(since=self._epoch_mark):
+            for stats in epoch_stats:
                 for metric, kind, name in EPOCH_METRICS:
                     value = getattr(stats.get(metric), kind)
                     if value is not None:
@@ -209,32 +210,31 @@ def _make_class() -> type:
                             tf.summary.scalar(key, value, step=epoch)
                 self._writer.flush()
 
-        def _epoch_figures(self, number: int) -> EpochFigures:
+        def _epoch_figures(self, number: int, epoch_stats: list[SampleStats]) -> EpochFigures:
             """The epoch that just ended, for the exposition: pace, GPU idle share, verdict, XLA cache use."""
-            steps = (getattr(self, "params", None) or {}).get("steps")
+            given = (getattr(self, "params", None) or {}).get("steps")
+            steps = int(given) if given else None
             seconds = self.epoch_seconds[-1]
-            busy: tuple[tuple[int, float], ...] = ()
+            busy = tuple(
+                (s.index, float(mean)) for s in epoch_stats if (mean := s.get("utilization_percent").mean) is not None
+            )
             verdict = None
-            if self.sampler:  # the verdict from the second epoch on: the first holds tracing and compilation
-                stats = tuple(self.sampler.stats(since=self._epoch_mark))
-                busy = tuple(
-                    (s.index, float(mean)) for s in stats if (mean := s.get("utilization_percent").mean) is not None
-                )
+            if self.sampler and number >= 2:  # the first epoch holds tracing and compilation: no verdict from it
                 run = RunFacts(
                     wall_seconds=seconds,
-                    steps=int(steps) if steps else None,
+                    steps=steps,
                     host_cpu_seconds=time.process_time() - self._epoch_cpu[-1],
                     jit_compile=_jit_compile(getattr(self, "model", None)),
                 )
                 judged = judge_window(self.sampler, run, JudgedFrom.WHOLE_RUN, self._epoch_mark).verdicts
-                verdict = judged[0].id if judged and number >= 2 else None
+                verdict = judged[0].id if judged else None
             xla = self._xla_cache
             return EpochFigures(
                 number=number,
                 seconds=seconds,
                 first_seconds=self.epoch_seconds[0],
-                steps=int(steps) if steps else None,
-                samples=int(steps) * self.batch_size if steps and self.batch_size else None,
+                steps=steps,
+                samples=steps * self.batch_size if steps and self.batch_size else None,
                 gpu_busy_percent=busy,
                 verdict=verdict,
                 xla_compiled=xla.compiled() if xla else None,

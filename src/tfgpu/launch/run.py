@@ -281,17 +281,17 @@ def agree_on_cluster(
     Raises:
         UsageError: a worker disagrees, does not answer in time, or this worker's port is taken.
     """
-    tf_config = cluster.tf_config if cluster else None
     seconds = rendezvous_seconds(environ)
-    workers = len(json.loads(tf_config)["cluster"]["worker"]) if tf_config else 0
-    if workers < 2 or seconds == 0:
+    if cluster is None or seconds == 0:
+        return
+    workers = len(json.loads(cluster.tf_config)["cluster"]["worker"])
+    if workers < 2:
         return
     if inform:
         inform(
             f"checking the cluster with the other {workers - 1} worker(s), up to {seconds:.0f} s ({SECONDS_VARIABLE}=0 skips it)"
         )
-    assert tf_config is not None
-    result = rendezvous(tf_config, seconds)
+    result = rendezvous(cluster.tf_config, seconds)
     if result.agreement is Agreement.DISAGREED:
         raise UsageError(
             f"worker(s) {', '.join(result.disagreeing)} hold another cluster or another task index than this one: "

@@ -67,9 +67,13 @@ class LiveUse:
         """Programs written since the start: each one a compile the cache could not spare."""
         return len(snapshot(self.directory) - self.before)
 
+    def opened(self) -> set[str] | None:
+        """The cache's file names opened since the start, None when opens cannot be watched."""
+        return self._watch.opened()
+
     def loaded(self) -> int | None:
         """Programs that were in the cache and were opened since: each one a compile spared."""
-        opened = self._watch.opened()
+        opened = self.opened()
         return None if opened is None else len(opened & self.before)
 
 
@@ -81,10 +85,10 @@ def observe(plan: CachePlan) -> Iterator[Observation]:
         yield observation
         return
     directory = Path(plan.directory)
-    observation.before = snapshot(directory)
-    with OpenWatch(directory) as watch:
+    with LiveUse(directory) as live:
+        observation.before = live.before
         yield observation
-    observation.opened = watch.opened()
+    observation.opened = live.opened()
     observation.after = snapshot(directory)
     observation.first_compiled_unix = first_written(directory, observation.after - observation.before)
     observation.ended = True

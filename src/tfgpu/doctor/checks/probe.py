@@ -10,7 +10,7 @@ from tfgpu.doctor.checks.cuda import cudnn_fix, older_cudnn, tf_cudnn_message
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
 from tfgpu.model.facts import Facts, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
-from tfgpu.model.probe import OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck, TrainingState
+from tfgpu.model.probe import LogEvent, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck, TrainingState
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.probe.tf_logs import failed_dependencies, failed_libraries
 
@@ -97,15 +97,24 @@ def _dependency_fix(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
     return f"{names} could not be loaded", install_dependencies(facts, failed, major)
 
 
-def _cudnn_refused(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
-    """(cause, fix) when TF refused the cuDNN it loaded: every convolution, XLA and Keras failure follows from it."""
+def _cudnn_mismatch(probe: ProbeFacts) -> tuple[LogEvent, str, str] | None:
+    """TF's own line refusing the cuDNN it loaded (cuda_dnn.cc), and the loaded and built versions read from it."""
     event = next((e for e in probe.log_events if e.kind == "cudnn_mismatch"), None)
-    static = older_cudnn(facts)
     if event is None or not event.library or not event.detail:
         return None
+    return event, event.library, event.detail
+
+
+def _cudnn_refused(facts: Facts, probe: ProbeFacts) -> tuple[str, str] | None:
+    """(cause, fix) when TF refused the cuDNN it loaded: every convolution, XLA and Keras failure follows from it."""
+    mismatch = _cudnn_mismatch(probe)
+    if mismatch is None:
+        return None
+    _, loaded_version, built = mismatch
+    static = older_cudnn(facts)
     loaded = static[0] if static else None
-    return f"TF refused its cuDNN: '{tf_cudnn_message(event.library, event.detail)}'", cudnn_fix(
-        facts, loaded, static[1] if static else event.detail
+    return f"TF refused its cuDNN: '{tf_cudnn_message(loaded_version, built)}'", cudnn_fix(
+        facts, loaded, static[1] if static else built
     )
 
 
@@ -468,17 +477,17 @@ def _memory(facts: Facts, gpu: ProbeGpu, label: str) -> list[Finding]:
 
 def _log_findings(facts: Facts, probe: ProbeFacts) -> list[Finding]:
     """TF's refusal of its cuDNN, when the static check could not see it coming (cudnn-older-than-build says it otherwise)."""
-    event = next((e for e in probe.log_events if e.kind == "cudnn_mismatch"), None)
-    refused = _cudnn_refused(facts, probe)
-    if event is None or refused is None or older_cudnn(facts):
+    mismatch = _cudnn_mismatch(probe)
+    if mismatch is None or older_cudnn(facts):
         return []
+    event, loaded_version, built = mismatch
     return [
         Finding(
             "cudnn-runtime-mismatch",
             Severity.ERROR,
             T,
-            f"TF loaded cuDNN {event.library} but was built with {event.detail}",
+            f"TF loaded cuDNN {loaded_version} but was built with {built}",
             detail=event.text,
-            hint=refused[1],
+            hint=cudnn_fix(facts, None, built),
         )
     ]
