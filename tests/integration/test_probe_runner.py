@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tfgpu.probe import child_envelope
 from tfgpu.probe.collect import run_tensorflow_probe, shape
-from tfgpu.probe.runner import STDERR_TAIL_BYTES, SubprocessProbeRunner
+from tfgpu.probe.runner import STDERR_TAIL_BYTES, RunStatus, SubprocessProbeRunner
 
 WORKERS = Path(__file__).parents[1] / "fakes" / "workers"
 
@@ -103,3 +104,12 @@ def test_a_session_keeps_the_crash_log_and_leaves_no_process():
         pass
     else:
         raise AssertionError(f"the worker {pid} outlived close()")
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_run_by_path_finds_its_shared_envelope_even_under_pythonsafepath():
+    """The child imports child_envelope from its own directory, which PYTHONSAFEPATH would leave off sys.path."""
+    run = SubprocessProbeRunner().run("interpreter", env={**os.environ, "PYTHONSAFEPATH": "1"}, timeout_seconds=60)
+    assert run.status is RunStatus.OK, run.problem + run.stderr
+    assert run.envelope["schema_version"] == child_envelope.SCHEMA_VERSION and run.envelope["ok"] is True
+    assert run.envelope["data"]["interpreter"]["executable"]

@@ -182,16 +182,11 @@ def test_an_epoch_takes_at_most_max_epoch_steps_batches_of_the_data(tmp_path):
 
 def test_a_tf_data_trial_of_arrays_shuffles_every_epoch_as_fit_does():
     # issue 23: the tf.data rewrite dropped the per-epoch shuffle that fit(x, y) does (and skipped its cost)
-    import importlib.util
-
     import numpy as np
     import tensorflow as tf
 
-    path = Path(__file__).parents[2] / "src" / "tfgpu" / "probe" / "tune_worker.py"
-    spec = importlib.util.spec_from_file_location("tune_worker_under_test", path)
-    assert spec is not None and spec.loader is not None
-    worker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(worker)
+    from tfgpu.probe import tune_worker as worker
+
     x = np.arange(256, dtype=np.float32).reshape(256, 1)
     for pipeline in ("tf.data", "tf.data+cache"):
         arguments, count = worker.make_input(tf, (x, x), {"batch_size": 256, "input": pipeline})

@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import statistics
 import sys
 import time
-import traceback
 from typing import Any
 
-SCHEMA_VERSION = 1  # must equal tfgpu.probe.protocol.SCHEMA_VERSION
+if __package__:  # imported by name (tests, benchmarks)
+    from tfgpu.probe import child_envelope as child
+else:  # run by path: Python puts this file's directory first on sys.path (the runner unsets PYTHONSAFEPATH)
+    import child_envelope as child  # type: ignore[no-redef,import-not-found]
+
 CHAIN = 8
 
 
@@ -30,13 +32,6 @@ def device(tf: Any, where: str = "auto") -> str:
     if where == "cpu" or not tf.config.list_physical_devices("GPU"):
         return "/CPU:0"
     return "/GPU:0"
-
-
-def use_fused_batchnorm_if_asked() -> None:
-    """Load tfgpu's fused-BatchNormalization patch by path (TFGPU_FUSED_BATCHNORM): this worker never imports tfgpu."""
-    patch = os.environ.get("TFGPU_FUSED_BATCHNORM")
-    if patch and not runpy.run_path(patch)["use_fused_batch_normalization"]():
-        raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
 
 
 def timed(fn: Any, repeats: int, warmup: int) -> list[float]:
@@ -387,13 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", required=True)
     parser.add_argument("--output", required=True)
     args = parser.parse_args(argv)
-    envelope: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "task": "bench",
-        "ok": False,
-        "data": {},
-        "error": None,
-    }
+    envelope = child.new_envelope("bench")
     try:
         with open(args.spec, encoding="utf-8") as fh:
             specs = json.load(fh)
@@ -402,18 +391,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if os.environ.get("TFGPU_BENCH_LOGICAL_DEVICES"):
             split_first_device(tf, int(os.environ["TFGPU_BENCH_LOGICAL_DEVICES"]))
-        use_fused_batchnorm_if_asked()
+        child.use_fused_batchnorm_if_asked()
         envelope["data"] = {
             "results": run_specs(tf, np, specs),
             "gpus": [d.name for d in tf.config.list_physical_devices("GPU")],
         }
         envelope["ok"] = True
     except BaseException as exc:  # noqa: BLE001
-        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
-    tmp = f"{args.output}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(envelope, fh)
-    os.replace(tmp, args.output)
+        envelope["error"] = child.failure(exc)
+    child.write_envelope(envelope, args.output)
     return 0
 
 

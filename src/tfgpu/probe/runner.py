@@ -26,11 +26,21 @@ from importlib import resources
 from typing import Any, Literal, Protocol
 
 from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS
-from tfgpu.probe.protocol import SCHEMA_VERSION
+from tfgpu.probe.child_envelope import SCHEMA_VERSION
 from tfgpu.system.files import read_regular
 from tfgpu.system.runner import kill_process_group, start_in_session
 
 STDERR_TAIL_BYTES = 256 * 1024
+
+
+def worker_environ(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The child's environment: ``env`` (default: this process's) without PYTHONSAFEPATH.
+
+    A worker run by path imports ``child_envelope`` from its own directory, which Python puts on
+    ``sys.path`` only when PYTHONSAFEPATH is unset; the setting is the user's and concerns their
+    scripts, not tfgpu's worker.
+    """
+    return {k: v for k, v in (os.environ if env is None else env).items() if k != "PYTHONSAFEPATH"}
 
 
 class RunStatus(str, Enum):
@@ -96,7 +106,7 @@ class WorkerSession:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=err,
-                    env=env,
+                    env=worker_environ(env),
                 )
             except OSError:
                 self._tmp.cleanup()
@@ -237,7 +247,7 @@ class SubprocessProbeRunner:
             start = time.monotonic()
             with open(err_path, "wb") as err:
                 try:
-                    proc = start_in_session(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
+                    proc = start_in_session(argv, stdout=subprocess.DEVNULL, stderr=err, env=worker_environ(env))
                 except OSError as exc:
                     return ProbeRun(
                         RunStatus.CRASHED,

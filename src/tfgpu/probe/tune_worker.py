@@ -29,27 +29,22 @@ import importlib.util
 import json
 import math
 import os
-import runpy
 import statistics
 import sys
 import time
-import traceback
 from typing import Any
 
-SCHEMA_VERSION = 1
+if __package__:  # imported by name (tests, benchmarks)
+    from tfgpu.probe import child_envelope as child
+else:  # run by path: Python puts this file's directory first on sys.path (the runner unsets PYTHONSAFEPATH)
+    import child_envelope as child  # type: ignore[no-redef,import-not-found]
+
 MIN_TIMED_STEPS = 10
 """A large batch of a small dataset is a few steps per epoch: time enough epochs for this many."""
 MIN_WINDOW_SECONDS = 2.0
 MAX_TIMED_EPOCHS = 500
 MAX_EPOCH_STEPS = 200
 """The batches a trial's epoch takes from the data at most (see make_input)."""
-
-
-def use_fused_batchnorm_if_asked() -> None:
-    """Load tfgpu's fused-BatchNormalization patch by path (TFGPU_FUSED_BATCHNORM): this worker never imports tfgpu."""
-    patch = os.environ.get("TFGPU_FUSED_BATCHNORM")
-    if patch and not runpy.run_path(patch)["use_fused_batch_normalization"]():
-        raise RuntimeError("fused batch normalization applies to Keras 3 on TensorFlow only")
 
 
 def load_script(path: str) -> Any:
@@ -216,14 +211,13 @@ class Trials:
         import tensorflow as tf
 
         self.tf = tf
-        use_fused_batchnorm_if_asked()
+        child.use_fused_batchnorm_if_asked()
         self.module = load_script(self.script)
         self.data = self.module.make_dataset()
 
     def envelope(self, config_path: str) -> dict[str, Any]:
         """One trial's envelope: outcome ok or oom in ``data``, anything else in ``error``."""
-        envelope: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "task": "trial", "ok": False, "data": {}}
-        envelope["error"] = None
+        envelope = child.new_envelope("trial")
         try:
             with open(config_path, encoding="utf-8") as fh:
                 config = json.load(fh)
@@ -236,7 +230,7 @@ class Trials:
                 envelope["data"] = {"outcome": "oom", "message": text.splitlines()[0] if text else "OOM"}
             envelope["ok"] = True
         except BaseException as exc:  # noqa: BLE001 - the user's script may raise anything
-            envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+            envelope["error"] = child.failure(exc)
         finally:
             if self.tf is not None:
                 import keras
@@ -244,14 +238,6 @@ class Trials:
                 keras.backend.clear_session()
                 gc.collect()
         return envelope
-
-
-def write_envelope(envelope: dict[str, Any], path: str) -> None:
-    """Atomically: the parent sees the whole envelope or none."""
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(envelope, fh)
-    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     trials = Trials(args.script)
     for line in sys.stdin:
         request = json.loads(line)
-        write_envelope(trials.envelope(request["spec"]), request["output"])
+        child.write_envelope(trials.envelope(request["spec"]), request["output"])
     return 0
 
 

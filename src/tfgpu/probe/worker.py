@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 import sysconfig
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
-SCHEMA_VERSION = 1  # must equal tfgpu.probe.protocol.SCHEMA_VERSION (a unit test checks)
+if __package__:  # imported by name (tests, benchmarks)
+    from tfgpu.probe import child_envelope as child
+else:  # run by path: Python puts this file's directory first on sys.path (the runner unsets PYTHONSAFEPATH)
+    import child_envelope as child  # type: ignore[no-redef,import-not-found]
+
 DTYPES = ("float32", "float16", "bfloat16")
 # Relative error allowed against the float32 CPU result: float16/bfloat16 keep 10/7 mantissa bits.
 TOLERANCE = {"float32": 1e-3, "float16": 1e-2, "bfloat16": 5e-2}
@@ -332,13 +334,6 @@ def probe_devices(
     return data
 
 
-def _write(path: str, document: dict[str, Any]) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(document, fh)
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one task and write its envelope; the exit status is 0 even when the task failed."""
     parser = argparse.ArgumentParser()
@@ -348,29 +343,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-training", action="store_true")
     parser.add_argument("--mixed-policies", default="", help="the parent's table: 8.0=mixed_bfloat16,7.0=…")
     args = parser.parse_args(argv)
-    envelope: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "task": args.task,
-        "ok": False,
-        "data": {},
-        "error": None,
-    }
+    envelope = child.new_envelope(args.task)
     envelope["data"]["interpreter"] = describe_interpreter()
     if args.task == "interpreter":
         envelope["ok"] = True
-        _write(args.output, envelope)
+        child.write_envelope(envelope, args.output)
         return 0
     start = time.perf_counter()
     try:
         import tensorflow as tf
     except BaseException as exc:  # noqa: BLE001 - ImportError, OSError from a .so, SystemExit
-        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
-        _write(args.output, envelope)
+        envelope["error"] = child.failure(exc)
+        child.write_envelope(envelope, args.output)
         return 0
     import_seconds = time.perf_counter() - start
 
     def checkpoint(data: dict[str, Any]) -> None:
-        _write(args.output, {**envelope, "ok": True, "data": {**envelope["data"], **data}})
+        child.write_envelope({**envelope, "ok": True, "data": {**envelope["data"], **data}}, args.output)
 
     try:
         envelope["data"].update(
@@ -378,8 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         envelope["ok"] = True
     except Exception as exc:  # noqa: BLE001
-        envelope["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
-    _write(args.output, envelope)
+        envelope["error"] = child.failure(exc)
+    child.write_envelope(envelope, args.output)
     training = envelope["data"].get("training")
     if isinstance(training, list) and any(t.get("timed_out") for t in training):
         sys.stderr.flush()

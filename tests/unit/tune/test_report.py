@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 from dataclasses import replace
 
 from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneResult
-from tfgpu.probe.runner import worker_path
 from tfgpu.report.tune import best_so_far_line, confirmation_line, trial_count, trial_row, winner_line
 
 
 def tune_worker():
-    spec = importlib.util.spec_from_file_location("tfgpu_tune_worker", worker_path("tune"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("tfgpu.probe.tune_worker")
 
 
 def test_spread_is_the_interquartile_range_over_the_median_and_ignores_one_outlier():
