@@ -16,9 +16,9 @@ from tfgpu._version import __version__
 from tfgpu.doctor.collect import Sources, collect_facts
 from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
 from tfgpu.model.codec import decode, map_leaves
+from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 from tfgpu.model.errors import UsageError
 from tfgpu.model.facts import EnvFix, Facts
-from tfgpu.model.results import REPORT_SCHEMA_VERSION
 from tfgpu.probe.collect import run_interpreter_probe, run_tensorflow_probe
 from tfgpu.probe.runner import ProbeRunner
 from tfgpu.system.files import read_regular
@@ -103,9 +103,9 @@ def facts_from_document(doc: Any) -> Facts:
     """
     if not isinstance(doc, dict) or doc.get("tool") != "tfgpu" or "facts" not in doc:
         raise ValueError("not a tfgpu doctor --json report")
-    if doc.get("schema_version") != REPORT_SCHEMA_VERSION:
+    if doc.get("schema_version") != SCHEMA_VERSIONS[Document.DOCTOR]:
         raise ValueError(
-            f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {REPORT_SCHEMA_VERSION}"
+            f"report schema_version {doc.get('schema_version')!r}; this tfgpu reads {SCHEMA_VERSIONS[Document.DOCTOR]}"
         )
     return decode(Facts, doc["facts"])
 

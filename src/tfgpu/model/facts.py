@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 from tfgpu.model.probe import ProbeFacts
 from tfgpu.model.unavailable import Unavailable
-
-FACTS_SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -291,7 +290,8 @@ class Facts:
     nvml: NvmlStatus = NvmlStatus(available=False, reason="not queried")
     probe: ProbeFacts | None = None
     """What starting TensorFlow in a child showed; None for a static diagnosis."""
-    schema_version: int = FACTS_SCHEMA_VERSION
+    schema_version: int = SCHEMA_VERSIONS[Document.DOCTOR]
+    """The doctor document's version: saved facts are read back only inside that document."""
     tfgpu_version: str = field(default="")
 
     def env(self, name: str) -> str | None:

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from tfgpu.model.facts import Facts
 from tfgpu.model.findings import Finding, Severity
 
-REPORT_SCHEMA_VERSION = 1
-"""The doctor --json document's schema: report/json.py writes it, doctor/examine.py reads it back."""
-
 
 @dataclass(frozen=True)
 class Diagnosis:

@@ -8,10 +8,9 @@ from rich.table import Table
 
 from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
-
-BENCH_SCHEMA_VERSION = 1
 
 
 def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> Table:
@@ -59,4 +58,4 @@ def _note(e: BenchEntry) -> str:
 def render_bench_json(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> str:
     """``--json``: entries with name, value, unit, peak."""
     body = {**encode(result), **({"compare": dict(ratios)} if ratios else {})}
-    return render_document(command_document("bench", body, BENCH_SCHEMA_VERSION))
+    return render_document(command_document(Document.BENCH, body))

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.findings import Severity
 from tfgpu.model.stress import GpuBurn
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
-
-BURN_SCHEMA_VERSION = 1
 
 
 def render_burn_text(burns: Sequence[GpuBurn]) -> str:
@@ -35,4 +34,4 @@ def render_burn_text(burns: Sequence[GpuBurn]) -> str:
 
 def render_burn_json(burns: Sequence[GpuBurn]) -> str:
     """The document ``--json`` prints (``schema_version`` is the contract)."""
-    return render_document(command_document("burn", {"gpus": [encode(b) for b in burns]}, BURN_SCHEMA_VERSION))
+    return render_document(command_document(Document.BURN, {"gpus": [encode(b) for b in burns]}))

@@ -10,10 +10,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 
-def command_document(command: str, body: Mapping[str, Any], schema_version: int = 1) -> dict[str, Any]:
-    """The JSON-ready document of ``command``: the envelope's keys first, then ``body``'s."""
-    return {"schema_version": schema_version, "tool": "tfgpu", "command": command, **body}
+
+def command_document(kind: Document, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-ready document of ``kind``: the envelope's keys first (its one schema version), then ``body``'s."""
+    return {"schema_version": SCHEMA_VERSIONS[kind], "tool": "tfgpu", "command": kind.value, **body}
 
 
 def render_document(doc: Mapping[str, Any]) -> str:

@@ -9,13 +9,13 @@ from rich.console import Console
 from rich.text import Text
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.explanation import Explanation, Problem
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable_tree
 from tfgpu.report.text import MARKS
 from tfgpu.report.words import counted
 
-EXPLAIN_SCHEMA_VERSION = 1
 # The "2023-06-19 17:03:27.840554: E tensorflow/.../cuda_dnn.cc:417] " or "W0000 00:00:17.6  24341 gpu_device.cc:2431] "
 # prefix says nothing to a reader; the quoted line starts at the message.
 _PREFIX = re.compile(
@@ -69,7 +69,7 @@ def render_explanation_text(explanation: Explanation, console: Console) -> None:
 
 def explanation_document(explanation: Explanation) -> dict[str, Any]:
     """The JSON contract of ``tfgpu explain --json``."""
-    return command_document("explain", encode(explanation), EXPLAIN_SCHEMA_VERSION)
+    return command_document(Document.EXPLAIN, encode(explanation))
 
 
 def render_explanation_json(explanation: Explanation) -> str:

@@ -1,6 +1,7 @@
 """The automation contract: a stable JSON document with ``schema_version``.
 
-Changing the shape requires bumping REPORT_SCHEMA_VERSION; the golden-file test enforces it.
+Changing the shape requires bumping the doctor's version in ``model/documents.py``; the golden-file test
+enforces it.
 Text output may change freely; this may not.
 """
 
@@ -9,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.findings import Severity
-from tfgpu.model.results import REPORT_SCHEMA_VERSION, Diagnosis
+from tfgpu.model.results import Diagnosis
 from tfgpu.report.envelope import command_document, render_document
 
 
@@ -33,7 +35,7 @@ def report_document(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -
         "facts": encode(diagnosis.facts),
         **(extra or {}),
     }
-    return command_document("doctor", body, REPORT_SCHEMA_VERSION)
+    return command_document(Document.DOCTOR, body)
 
 
 def render_json(diagnosis: Diagnosis, extra: dict[str, Any] | None = None) -> str:

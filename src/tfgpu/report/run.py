@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.text import Text
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.phases import Phase, PhaseTimes
 from tfgpu.model.run import RunReport
 from tfgpu.model.samples import JudgedFrom
@@ -74,9 +75,6 @@ def phase_lines(
     return lines + tracing
 
 
-RUN_SCHEMA_VERSION = 1
-
-
 def run_document(report: RunReport) -> dict[str, Any]:
     """The JSON contract of ``tfgpu run --json``: the report, with seconds per phase keyed by the phase's name."""
     body = encode(report)
@@ -89,7 +87,7 @@ def run_document(report: RunReport) -> dict[str, Any]:
             "epoch_seconds": [round(seconds, 3) for seconds in report.phases.epoch_seconds],
             "steps_per_second": report.phases.steps_per_second,
         }
-    return command_document("run", body, RUN_SCHEMA_VERSION)
+    return command_document(Document.RUN, body)
 
 
 def render_run_json(report: RunReport) -> str:

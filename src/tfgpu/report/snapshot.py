@@ -13,12 +13,12 @@ import io
 from typing import Any
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.snapshot import Snapshot
 from tfgpu.monitor.gauges import DeviceGauges
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable_tree
 
-SNAPSHOT_SCHEMA_VERSION = 1
 CSV_COLUMNS = (
     "hostname",
     "gpu",
@@ -37,7 +37,7 @@ CSV_COLUMNS = (
 
 def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
     """The JSON contract of ``tfgpu snapshot --format json``."""
-    return command_document("snapshot", encode(snapshot), SNAPSHOT_SCHEMA_VERSION)
+    return command_document(Document.SNAPSHOT, encode(snapshot))
 
 
 def render_snapshot_json(snapshot: Snapshot) -> str:

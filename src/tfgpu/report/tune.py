@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfgpu.model.codec import encode
+from tfgpu.model.documents import Document
 from tfgpu.model.tune import Trial, TrialOutcome, TuneReport, TuneResult
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
@@ -123,4 +124,4 @@ def render_tune_json(report: TuneReport) -> str:
         "noise": result.noise,
         "beats_noise": result.beats_noise,
     }
-    return render_document(command_document("tune", body))
+    return render_document(command_document(Document.TUNE, body))

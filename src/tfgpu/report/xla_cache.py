@@ -10,7 +10,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from tfgpu.model.documents import Document
 from tfgpu.model.xla_cache import CacheListing, CacheUse
+from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
 from tfgpu.report.words import byte_size, counted
 
@@ -96,8 +98,12 @@ def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
     return Group(*parts)
 
 
-def cache_document(listing: CacheListing) -> dict[str, Any]:
-    """``tfgpu cache --json``'s body."""
+def render_cache_json(listing: CacheListing) -> str:
+    """``tfgpu cache --json``."""
+    return render_document(command_document(Document.CACHE, _cache_body(listing)))
+
+
+def _cache_body(listing: CacheListing) -> dict[str, Any]:
     return {
         "root": listing.root,
         "mode": listing.mode.value,

@@ -6,7 +6,7 @@ from tests.fakes.cli import mock_environment, run_cli
 from tests.fakes.nvml import FakeNvml
 
 from tfgpu.cli.exit_status import ExitStatus
-from tfgpu.report.json import REPORT_SCHEMA_VERSION
+from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 
 
 def test_doctor_without_driver_exits_3_with_a_report():
@@ -19,7 +19,7 @@ def test_doctor_without_driver_exits_3_with_a_report():
 def test_doctor_json_is_versioned_and_round_trips_through_from(tmp_path):
     result = run_cli("doctor", "--json", env=mock_environment(FakeNvml.single_gpu()))
     doc = result.json
-    assert doc["schema_version"] == REPORT_SCHEMA_VERSION and doc["tool"] == "tfgpu"
+    assert doc["schema_version"] == SCHEMA_VERSIONS[Document.DOCTOR] and doc["tool"] == "tfgpu"
     assert doc["facts"]["gpus"][0]["name"] == "NVIDIA H200"
     saved = tmp_path / "report.json"
     saved.write_text(result.stdout)

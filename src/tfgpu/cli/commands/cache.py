@@ -21,10 +21,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """List (after clearing, with --clear); exit 0."""
     listing = read_cache(env.environ, clear_first=args.clear)
     if args.json:
-        from tfgpu.report.envelope import command_document, render_document
-        from tfgpu.report.xla_cache import cache_document
+        from tfgpu.report.xla_cache import render_cache_json
 
-        env.stdout.write(render_document(command_document("cache", cache_document(listing))))
+        env.stdout.write(render_cache_json(listing))
     else:
         from tfgpu.report.text import make_console
         from tfgpu.report.xla_cache import cache_listing
