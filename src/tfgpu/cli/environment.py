@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import getpass
 import io
 import os
@@ -19,6 +20,8 @@ from tfgpu.system.files import save_document, write_new
 from tfgpu.system.runner import CommandRunner, SubprocessRunner
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from tfgpu.doctor.collect import Sources
     from tfgpu.nvml.client import NvmlClient
     from tfgpu.probe.runner import Worker, WorkerRunner
@@ -46,6 +49,8 @@ def _user() -> str | None:
 
 MIN_COLUMNS = 40
 MAX_COLUMNS = 1000
+PIPED_COLUMNS = 160
+"""Output no terminal shows (a pipe, a log file) is as wide as the widest table (bench's, tune's rows)."""
 
 
 @dataclass
@@ -69,17 +74,28 @@ class CliEnvironment:
     home: str | None = None
     """This user's home directory, which ``--markdown`` removes wherever it is (not only under /home)."""
 
-    def color_of(self, stream: TextIO) -> bool:
-        """Whether output on ``stream`` (this environment's stdout or stderr) may be coloured."""
-        return self.stderr_color if stream is self.stderr else self.color
-
     def sources(self) -> Sources:
         """The seams the doctor's collectors read this machine through (fakes in tests)."""
         from tfgpu.doctor.collect import Sources  # the collectors load only for the commands that read the machine
 
         return Sources(runner=self.runner_factory(), nvml=self.nvml_factory(), environ=self.environ)
 
-    def width(self, stream: TextIO, default: int = 100) -> int:
+    @functools.cached_property
+    def console(self) -> Console:
+        """The one rich console on stdout (made on first use: rich loads only for human output)."""
+        return self._console(self.stdout, self.color)
+
+    @functools.cached_property
+    def error_console(self) -> Console:
+        """The one rich console on stderr, coloured by stderr's own terminal (httpie's rich_error_console)."""
+        return self._console(self.stderr, self.stderr_color)
+
+    def _console(self, stream: TextIO, color: bool) -> Console:
+        from tfgpu.report.text import make_console
+
+        return make_console(stream, color=color, width=self.width(stream))
+
+    def width(self, stream: TextIO, default: int = PIPED_COLUMNS) -> int:
         """Columns for output on ``stream``: $COLUMNS, else the terminal's width, else ``default`` (piped output).
 
         Output of a fixed width wrapped badly in narrow terminals and wasted wide ones.
@@ -121,9 +137,7 @@ class CliEnvironment:
         if not self.stderr_color:
             yield
             return
-        from rich.console import Console
-
-        with Console(file=self.stderr).status(message):
+        with self.error_console.status(message):
             yield
 
     @classmethod

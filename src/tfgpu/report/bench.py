@@ -10,12 +10,14 @@ from tfgpu.model.bench import BenchEntry, BenchmarkResult
 from tfgpu.model.codec import encode
 from tfgpu.model.documents import Document
 from tfgpu.report.envelope import command_document, render_document
-from tfgpu.report.sanitize import printable
+from tfgpu.report.text import add_cells, styled
 
 
 def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> Table:
     """One row per workload: figure, share of the datasheet peak, numerical error."""
-    table = Table(title=f"tfgpu bench --suite {result.suite} on {result.gpu_name or 'no GPU'}", header_style="bold")
+    table = Table(
+        title=styled(f"tfgpu bench --suite {result.suite} on {result.gpu_name or 'no GPU'}"), header_style="bold"
+    )
     for column in (
         "workload",
         "result",
@@ -32,7 +34,7 @@ def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = No
         best = f"{e.value / e.best_measured:.0%}" if e.ok and e.value and e.best_measured else "-"
         error = f"{e.relative_error:.1e}" if e.relative_error is not None else "-"
         extra = (f"{ratios[e.name]:.2f}x" if e.name in ratios else "-",) if ratios else ()
-        table.add_row(printable(e.name), value, share, best, error, *extra, printable(e.error or _note(e)))
+        add_cells(table, e.name, value, share, best, error, *extra, e.error or _note(e))
     if result.peaks_source:
         table.caption = (
             f"peaks: dense datasheet figures, {result.peaks_source}; best seen: tfgpu's best recorded run on this "

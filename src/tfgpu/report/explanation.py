@@ -12,8 +12,8 @@ from tfgpu.model.codec import encode
 from tfgpu.model.documents import Document
 from tfgpu.model.explanation import Explanation, Problem
 from tfgpu.report.envelope import command_document, render_document
-from tfgpu.report.sanitize import printable_tree
-from tfgpu.report.text import MARKS
+from tfgpu.report.marks import MARKS
+from tfgpu.report.text import styled
 from tfgpu.report.words import counted
 
 # The "2023-06-19 17:03:27.840554: E tensorflow/.../cuda_dnn.cc:417] " or "W0000 00:00:17.6  24341 gpu_device.cc:2431] "
@@ -24,25 +24,26 @@ _PREFIX = re.compile(
 
 
 def _problem(console: Console, number: int, problem: Problem) -> None:
-    mark, style = MARKS[problem.severity]
+    mark = MARKS[problem.severity]
     times = f" ({problem.count} lines)" if problem.count > 1 else ""
-    console.print(Text.assemble((f"{number}. {mark} ", style), (problem.title, "bold"), (times, "dim")), soft_wrap=True)
+    console.print(
+        styled((f"{number}. {mark.glyph} ", mark.style), (problem.title, "bold"), (times, "dim")), soft_wrap=True
+    )
     for line in problem.lines:
         console.print(
-            Text(f"   line {line.line_number}: {_PREFIX.sub('', line.text)}", style="dim"),
+            styled(f"   line {line.line_number}: {_PREFIX.sub('', line.text)}", style="dim"),
             overflow="ellipsis",
             no_wrap=True,
         )
-    console.print(Text("   cause: " + problem.cause), overflow="fold")
-    console.print(Text.assemble(("   fix: ", "bold"), (problem.fix, "cyan")), soft_wrap=True)
+    console.print(styled("   cause: " + problem.cause), overflow="fold")
+    console.print(styled(("   fix: ", "bold"), (problem.fix, "cyan")), soft_wrap=True)
     if problem.sources:
-        console.print(Text("   see: " + problem.sources[0], style="dim"), soft_wrap=True)
-    console.print(Text(f"   [{problem.id}]", style="dim"))
+        console.print(styled("   see: " + problem.sources[0], style="dim"), soft_wrap=True)
+    console.print(styled(f"   [{problem.id}]", style="dim"))
 
 
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
-    """The human report (log lines and values escaped: a log can carry terminal sequences)."""
-    explanation = printable_tree(explanation)
+    """The human report (log lines and values escaped where they enter: a log can carry terminal sequences)."""
     if explanation.problems:
         console.print(
             Text(
@@ -62,7 +63,7 @@ def render_explanation_text(explanation: Explanation, console: Console) -> None:
         for item in explanation.harmless:
             where = ", ".join(str(q.line_number) for q in item.lines)
             more = f" (+{item.count - len(item.lines)} more)" if item.count > len(item.lines) else ""
-            console.print(Text(f" i {item.title} - line {where}{more}"), soft_wrap=True)
+            console.print(styled(f" i {item.title} - line {where}{more}"), soft_wrap=True)
     if explanation.long_lines_cut:
         console.print(Text(f"({explanation.long_lines_cut} very long lines were read in part only)", style="dim"))
 

@@ -14,11 +14,11 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from tfgpu.model.findings import Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.report.json import report_document, verdict
+from tfgpu.report.marks import MARKS
 from tfgpu.report.redaction import SECRET_NAME, Redactions, home_users, redact
-from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.sanitize import printable
 from tfgpu.report.versions import version_rows
 
 TASK_TYPES = frozenset({"worker", "chief", "master", "ps", "evaluator"})
@@ -35,7 +35,7 @@ def markdown_text(text: str) -> str:
         >>> markdown_text("<img src=x> ![a](b) @team *b*")
         '&lt;img src=x&gt; \\!\\[a\\]\\(b\\) @\u200bteam \\*b\\*'
     """
-    out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = _MARKDOWN_SPECIAL.sub(r"\\\1", out)
     return out.replace("@", "@\u200b").replace("\n", " ")
 
@@ -45,7 +45,7 @@ def code_span(text: str) -> str:
     longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
-    body = text.replace("|", "\\|").replace("\n", " ")
+    body = printable(text).replace("|", "\\|").replace("\n", " ")
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
@@ -75,8 +75,7 @@ def _environ_value(name: str, value: str) -> str:
 
 
 def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
-    """The whole report as GitHub-flavoured Markdown, redacted, with control characters escaped."""
-    diagnosis = printable_tree(diagnosis)
+    """The whole report as GitHub-flavoured Markdown, redacted, control characters escaped in every cell."""
     doc = report_document(diagnosis)
     _redact_environ(doc)
     lines = [
@@ -88,7 +87,6 @@ def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
         "| | finding | summary | fix |",
         "|---|---|---|---|",
     ]
-    marks = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARNING: "⚠️", Severity.ERROR: "❌"}
     facts = json.dumps(doc["facts"], indent=1)
     # Redacted before escaping: an escaped ``_`` or ``@`` would hide a token or a user from the patterns.
     raw = "\n".join([facts, *(f"{f.summary}\n{f.hint or ''}" for f in diagnosis.findings)])
@@ -99,7 +97,7 @@ def render_markdown(diagnosis: Diagnosis, redactions: Redactions) -> str:
 
     for f in diagnosis.findings:
         hint = code_span(clean(f.hint)) if f.hint else ""
-        cells = [marks[f.severity], code_span(f.id), markdown_text(clean(f.summary)), hint]
+        cells = [MARKS[f.severity].emoji, code_span(f.id), markdown_text(clean(f.summary)), hint]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "| | version |", "|---|---|"]
     lines += [f"| {what} | {markdown_text(clean(version))} |" for what, version in version_rows(diagnosis.facts)]

@@ -9,8 +9,9 @@ from rich.text import Text
 
 from tfgpu.model.facts import GpuLink
 from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
-from tfgpu.report.sanitize import printable, printable_tree
-from tfgpu.report.text import LINK_WORDS, MARKS
+from tfgpu.report.marks import MARKS
+from tfgpu.report.sanitize import printable
+from tfgpu.report.text import LINK_WORDS, add_cells, styled
 
 
 def _v(value: float | None, fmt: str = "{:.0f}", unit: str = "") -> str:
@@ -24,15 +25,14 @@ def _ecc_xid(s: GpuSample) -> Text:
 
 
 def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes: dict[int, list[str]]) -> Table:
-    """One row per GPU (and its processes under it); names from NVML and /proc are escaped."""
-    names = {i: printable(n) for i, n in names.items()}
-    processes = {i: [printable(line) for line in lines] for i, lines in processes.items()}
+    """One row per GPU (and its processes under it); names from NVML and /proc are escaped as they enter."""
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by", "ECC/Xid"):
         table.add_column(column, no_wrap=True)
     for s in samples:
         if s.lost:
-            table.add_row(
+            add_cells(
+                table,
                 f"{s.index} {names.get(s.index, '')}",
                 Text("GPU LOST (fell off the bus)", style="bold red"),
                 *([""] * 7),
@@ -43,7 +43,8 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
             memory = f"{s.memory_used_bytes / 2**30:.1f}/{s.memory_total_bytes / 2**30:.0f} GiB"
         reasons = ", ".join(THROTTLE_REASON_WORDS.get(r, r) for r in s.throttle_reasons) or "-"
         style = "red" if any("thermal" in r or "slowdown" in r for r in s.throttle_reasons) else ""
-        table.add_row(
+        add_cells(
+            table,
             f"{s.index} {names.get(s.index, '')}",
             _v(s.utilization_percent, unit="%"),
             memory,
@@ -55,7 +56,7 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
             _ecc_xid(s),
         )
         for line in processes.get(s.index, []):
-            table.add_row("", Text("  " + line, style="dim"), *([""] * 7))
+            add_cells(table, "", styled("  " + line, style="dim"), *([""] * 7))
     return table
 
 
@@ -72,11 +73,10 @@ def topology_text(links: dict[int, tuple[GpuLink, ...] | str]) -> Text:
 
 def verdict_text(verdicts: Sequence[Verdict]) -> Text:
     """The verdicts, the first as the headline (quoted log lines escaped)."""
-    verdicts = [printable_tree(v) for v in verdicts]
     text = Text()
     for number, v in enumerate(verdicts):
-        text.append(("Verdict: " if number == 0 else "Also: ") + v.summary + "\n", style=MARKS[v.severity][1])
-        text.append("  " + v.detail + "\n")
+        text.append(printable(("Verdict: " if number == 0 else "Also: ") + v.summary + "\n"), MARKS[v.severity].style)
+        text.append(printable("  " + v.detail + "\n"))
         for advice in v.advice:
-            text.append("  - " + advice + "\n", style="cyan")
+            text.append(printable("  - " + advice + "\n"), style="cyan")
     return text

@@ -3,18 +3,14 @@ r"""Make text from the machine, a saved report or a log safe to put on a termina
 A GPU name, a driver string, a path, an environment value or a log line can carry escape
 sequences (set the window title, clear the screen, forge an OSC 8 link, rewrite the line with
 ``\r``) or bidirectional overrides that show text in another order than it runs. Renderers
-pass every such string through ``printable`` (or a whole result through ``printable_tree``)
-before it reaches the console: control characters are shown as ``\xNN`` escapes, never sent.
+pass every such string through ``printable`` where it enters the output (``report.text.styled`` and
+``add_cells`` for rich): control characters are shown as ``\xNN`` escapes, never sent.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TypeVar
 
-from tfgpu.model.codec import decode, encode, map_leaves
-
-T = TypeVar("T")
 # C0 controls but tab and newline, DEL, C1 controls, zero-width and bidi-override code points.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
@@ -34,8 +30,3 @@ def printable(text: str) -> str:
         'line one\n\tline two'
     """
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
-
-
-def printable_tree(value: T) -> T:
-    """A copy of a result dataclass (a diagnosis, an explanation) with every string made printable."""
-    return decode(type(value), map_leaves(encode(value), lambda v: printable(v) if isinstance(v, str) else v))

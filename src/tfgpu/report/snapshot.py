@@ -17,7 +17,7 @@ from tfgpu.model.documents import Document
 from tfgpu.model.snapshot import Snapshot
 from tfgpu.monitor.gauges import DeviceGauges
 from tfgpu.report.envelope import command_document, render_document
-from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.sanitize import printable
 
 CSV_COLUMNS = (
     "hostname",
@@ -47,29 +47,30 @@ def render_snapshot_json(snapshot: Snapshot) -> str:
 
 def render_snapshot_csv(snapshot: Snapshot) -> str:
     """A header and one row per GPU (none when NVML could not be read: the exit status says it)."""
-    snapshot = printable_tree(snapshot)  # names and UUIDs come from the driver: no control character reaches a terminal
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for gpu in snapshot.gpus:
         s = gpu.sample
         mib = [None if v is None else round(v / 2**20) for v in (s.memory_used_bytes, s.memory_total_bytes)]
-        who = [snapshot.hostname, gpu.index, gpu.uuid, gpu.name, gpu.health.value, "; ".join(gpu.reasons)]
+        # Names and UUIDs come from the driver: no control character reaches a terminal.
+        who = [printable(snapshot.hostname), gpu.index, printable(gpu.uuid), printable(gpu.name), gpu.health.value]
+        who.append(printable("; ".join(gpu.reasons)))
         writer.writerow([*who, s.utilization_percent, *mib, s.temperature_celsius, s.power_draw_watts, s.sm_clock_mhz])
     return out.getvalue()
 
 
 def render_snapshot_prometheus(snapshot: Snapshot) -> str:
     """The text exposition format, from a registry of its own (nothing global is touched)."""
-    snapshot = printable_tree(snapshot)
     from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
     registry = CollectorRegistry()
     node = Gauge(
         "tfgpu_node_health", "The worst GPU's health (2 when NVML cannot be read).", ["Hostname"], registry=registry
     )
-    node.labels(snapshot.hostname).set(snapshot.health.rank)
+    host = printable(snapshot.hostname)
+    node.labels(host).set(snapshot.health.rank)
     gauges = DeviceGauges(registry)
     for gpu in snapshot.gpus:
-        gauges.set(gpu.sample, (str(gpu.index), gpu.uuid, snapshot.hostname, gpu.name), gpu.health)
+        gauges.set(gpu.sample, (str(gpu.index), printable(gpu.uuid), host, printable(gpu.name)), gpu.health)
     return generate_latest(registry).decode("utf-8")

@@ -5,22 +5,37 @@ from __future__ import annotations
 from typing import TextIO
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from tfgpu.model.facts import GpuFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.results import Diagnosis
 from tfgpu.model.unavailable import Unavailable
-from tfgpu.report.sanitize import printable_tree
+from tfgpu.report.marks import MARKS
+from tfgpu.report.sanitize import printable
 from tfgpu.report.versions import version_rows
 from tfgpu.report.words import counted
 
-MARKS = {
-    Severity.OK: ("✓", "green"),
-    Severity.INFO: ("i", "cyan"),
-    Severity.WARNING: ("!", "yellow"),
-    Severity.ERROR: ("✗", "bold red"),
-}
+Part = str | tuple[str, str]
+"""Text, or text and its rich style."""
+
+
+def styled(*parts: Part, style: str = "") -> Text:
+    """A rich Text of ``parts``, each escaped where it enters and never read as markup.
+
+    Every string a renderer puts on the terminal comes through here (or ``add_cells``): a GPU
+    name, a process's command line or a log line can carry escape sequences, and rich would
+    read ``[link=…]`` in a plain string as a link.
+    """
+    return Text.assemble(
+        *((printable(p), "") if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts), style=style
+    )
+
+
+def add_cells(table: Table, *cells: str | Text) -> None:
+    """A table row whose string cells are escaped and shown as written (a str cell would be parsed as markup)."""
+    table.add_row(*(styled(c) if isinstance(c, str) else c for c in cells))
 
 
 def make_console(stream: TextIO, *, color: bool, width: int | None = None) -> Console:
@@ -38,19 +53,20 @@ def make_console(stream: TextIO, *, color: bool, width: int | None = None) -> Co
 
 
 def _finding(console: Console, finding: Finding) -> None:
-    mark, style = MARKS[finding.severity]
-    line = Text.assemble((f" {mark} ", style), (finding.summary, "bold" if finding.severity is Severity.ERROR else ""))
-    console.print(line)
+    mark = MARKS[finding.severity]
+    console.print(
+        styled((f" {mark.glyph} ", mark.style), (finding.summary, "bold" if finding.severity is Severity.ERROR else ""))
+    )
     if finding.severity is Severity.OK:
         return
     if finding.detail:
-        console.print(Text("     " + finding.detail), overflow="fold")
+        console.print(styled("     " + finding.detail), overflow="fold")
     if finding.hint:
         # Never wrap a fix: it is a command to copy and paste.
-        console.print(Text.assemble(("     fix: ", "bold"), (finding.hint, "cyan")), soft_wrap=True)
+        console.print(styled(("     fix: ", "bold"), (finding.hint, "cyan")), soft_wrap=True)
     if finding.link:
-        console.print(Text(f"     see: {finding.link}", style="dim"), soft_wrap=True)
-    console.print(Text(f"     [{finding.id}]", style="dim"))
+        console.print(styled(f"     see: {finding.link}", style="dim"), soft_wrap=True)
+    console.print(styled(f"     [{finding.id}]", style="dim"))
 
 
 def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
@@ -74,7 +90,6 @@ def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
 
 def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) -> None:
     """Print the report section by section, worst first inside each section."""
-    diagnosis = printable_tree(diagnosis)
     console.print(Text("tfgpu doctor", style="bold"))
     for section in Section:
         found = [f for f in diagnosis.findings if f.section is section]
@@ -91,10 +106,10 @@ def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) 
     rows = version_rows(diagnosis.facts)
     width = max(len(what) for what, _ in rows)
     for what, version in rows:
-        console.print(Text(f"   {what:<{width}}  {version}", style="dim"), overflow="fold")
+        console.print(styled(f"   {what:<{width}}  {version}", style="dim"), overflow="fold")
     console.print()
     text, style = headline(diagnosis, static=static)
-    console.print(Text(text, style=style), overflow="fold")
+    console.print(styled(text, style=style), overflow="fold")
 
 
 def _empty_note(diagnosis: Diagnosis, section: Section) -> str:
@@ -108,7 +123,7 @@ def _gpu_lines(console: Console, diagnosis: Diagnosis) -> None:
     if isinstance(gpus, Unavailable):
         return
     for gpu in gpus:
-        console.print(Text("   " + gpu_line(gpu), style="dim"), overflow="fold")
+        console.print(styled("   " + gpu_line(gpu), style="dim"), overflow="fold")
 
 
 def _val(value: object, unit: str = "") -> str:

@@ -14,6 +14,7 @@ from tfgpu.model.documents import Document
 from tfgpu.model.xla_cache import CacheListing, CacheUse
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
+from tfgpu.report.text import add_cells, styled
 from tfgpu.report.words import byte_size, counted
 
 
@@ -57,8 +58,8 @@ def _them(count: int) -> str:
 def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
     """``tfgpu cache``: where, how big, for which versions, and the latest runs."""
     now = time.time() if now is None else now
-    head = Text(
-        f"XLA cache {printable(listing.root)} ({listing.mode.value}): {byte_size(listing.size_bytes)} of "
+    head = styled(
+        f"XLA cache {listing.root} ({listing.mode.value}): {byte_size(listing.size_bytes)} of "
         f"{byte_size(listing.limit_bytes)} in {counted(len(listing.directories), 'key')}"
     )
     parts: list[Text | Table] = [head]
@@ -71,10 +72,11 @@ def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
         for d in listing.directories:
             tf = next((f"{n} {v}" for n, v in d.key.parts if n in ("tensorflow", "tensorflow-cpu", "tf-nightly")), "?")
             used = f"{(now - d.last_used_unix) / 3600:.1f} h ago" if d.last_used_unix is not None else "-"
-            table.add_row(
+            add_cells(
+                table,
                 d.key.digest,
-                printable(tf),
-                printable(d.key.part("gpus") or "?"),
+                tf,
+                d.key.part("gpus") or "?",
                 str(d.programs),
                 byte_size(d.size_bytes),
                 used,
@@ -85,16 +87,17 @@ def cache_listing(listing: CacheListing, now: float | None = None) -> Group:
         for column in ("when", "key", "compiled", "loaded", "first epoch", "command"):
             runs.add_column(column, no_wrap=column != "command")
         for run in listing.runs:
-            runs.add_row(
+            add_cells(
+                runs,
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished_unix)),
                 run.digest,
                 str(run.use.compiled),
                 "?" if run.use.loaded is None else str(run.use.loaded),
                 _epoch(run.use.first_epoch_seconds),
-                printable(run.command),
+                run.command,
             )
         parts.append(runs)
-    parts.extend(Text(printable(p), style="yellow") for p in listing.problems)
+    parts.extend(styled(p, style="yellow") for p in listing.problems)
     return Group(*parts)
 
 

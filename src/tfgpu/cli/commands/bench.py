@@ -66,7 +66,6 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stdout.write(document)
     else:
         from tfgpu.report.bench import bench_table
-        from tfgpu.report.text import make_console
 
-        make_console(env.stdout, color=env.color, width=env.width(env.stdout, 180)).print(bench_table(result, ratios))
+        env.console.print(bench_table(result, ratios))
     return ExitStatus.SUCCESS if all(e.ok for e in result.entries) else ExitStatus.ERROR

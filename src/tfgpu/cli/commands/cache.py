@@ -25,8 +25,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
         env.stdout.write(render_cache_json(listing))
     else:
-        from tfgpu.report.text import make_console
         from tfgpu.report.xla_cache import cache_listing
 
-        make_console(env.stdout, color=env.color, width=env.width(env.stdout)).print(cache_listing(listing))
+        env.console.print(cache_listing(listing))
     return ExitStatus.SUCCESS

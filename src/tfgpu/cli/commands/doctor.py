@@ -92,7 +92,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
         env.stdout.write(render_markdown(diagnosis, Redactions(env.user, env.host, env.home)))
     else:
-        from tfgpu.report.text import make_console, render_text  # rich loads only for humans
+        from tfgpu.report.text import render_text  # rich loads only for humans
 
         if args.from_file:
             env.stdout.write(
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
 
         render_text(
             diagnosis,
-            make_console(env.stdout, color=env.color, width=env.width(env.stdout)),
+            env.console,
             static=facts.probe is None,
         )
     if args.exit_zero:

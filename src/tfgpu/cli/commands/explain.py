@@ -99,9 +99,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         env.stdout.write(render_explanation_json(explanation))
     else:
         from tfgpu.report.explanation import render_explanation_text
-        from tfgpu.report.text import make_console
 
-        render_explanation_text(explanation, make_console(env.stdout, color=env.color, width=env.width(env.stdout)))
+        render_explanation_text(explanation, env.console)
     if explanation.problems:
         return ExitStatus.FINDINGS_ERROR
     # Nothing explained, but the command failed: its failure is the answer (a signal as 128+N).

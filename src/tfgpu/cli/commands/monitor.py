@@ -122,9 +122,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     from rich.live import Live
 
     from tfgpu.report.monitor import samples_table, topology_text, verdict_text
-    from tfgpu.report.text import make_console
 
-    console = make_console(env.stdout, color=env.color, width=env.width(env.stdout, 140))
+    console = env.console
     start = time.monotonic()
     cpu_start = watched.cpu_seconds() if watched is not None else None
     try:

@@ -112,9 +112,8 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     except OSError as exc:  # not executable, a directory, ...
         raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
     from tfgpu.report.run import render_run_json, run_summary
-    from tfgpu.report.text import make_console
 
-    make_console(env.stderr, color=env.stderr_color, width=env.width(env.stderr)).print(run_summary(report))
+    env.error_console.print(run_summary(report))
     if args.json:
         try:
             env.save(args.json, render_run_json(report))

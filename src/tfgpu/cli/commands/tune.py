@@ -72,11 +72,9 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             f"gets up to {BASELINE_MIN_SECONDS:.0f} s whatever the budget, and nothing else is tried\n"
         )
     nvml = env.nvml_factory()
-    from tfgpu.report.text import make_console
     from tfgpu.report.tune import TRIAL_COLUMNS, best_so_far_line, render_tune_json, trial_row, tune_conclusion
 
-    out = env.stderr if args.json else env.stdout
-    console = make_console(out, color=env.color_of(out), width=env.width(out, 160))
+    console = env.error_console if args.json else env.console
     console.print(" | ".join((*TRIAL_COLUMNS, "budget")), highlight=False, markup=False, style="bold")
     first: list[Trial] = []  # the first best is the start: later ones are put against it
 
