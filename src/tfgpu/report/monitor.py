@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TextIO
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from tfgpu.model.facts import GpuLink
+from tfgpu.model.monitoring import MonitorResult, Reading
 from tfgpu.model.samples import THROTTLE_REASON_WORDS, GpuSample, Verdict
 from tfgpu.report.marks import MARKS
 from tfgpu.report.sanitize import printable
@@ -24,7 +27,7 @@ def _ecc_xid(s: GpuSample) -> Text:
     return Text(ecc + xid, style="bold red" if xid or (s.ecc_uncorrected_errors or 0) > 0 else "")
 
 
-def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes: dict[int, list[str]]) -> Table:
+def samples_table(samples: Sequence[GpuSample], names: Mapping[int, str], processes: Mapping[int, list[str]]) -> Table:
     """One row per GPU (and its processes under it); names from NVML and /proc are escaped as they enter."""
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("GPU", "util", "memory", "temp", "power", "SM clock", "mem clock", "clocks held by", "ECC/Xid"):
@@ -60,7 +63,7 @@ def samples_table(samples: Sequence[GpuSample], names: dict[int, str], processes
     return table
 
 
-def topology_text(links: dict[int, tuple[GpuLink, ...] | str]) -> Text:
+def topology_text(links: Mapping[int, tuple[GpuLink, ...] | str]) -> Text:
     """Each pair of GPUs once, and how they reach each other (or why NVML could not say)."""
     lines = []
     for index, peers in sorted(links.items()):
@@ -80,3 +83,23 @@ def verdict_text(verdicts: Sequence[Verdict]) -> Text:
         for advice in v.advice:
             text.append(printable("  - " + advice + "\n"), style="cyan")
     return text
+
+
+def reading_table(reading: Reading) -> Table:
+    """One poll of the live view."""
+    return samples_table(reading.samples, reading.names, reading.processes)
+
+
+def render_monitor_result(result: MonitorResult, console: Console, stderr: TextIO) -> None:
+    """The end of ``tfgpu monitor``: the one reading of ``--once``, else the verdict; why not, without a GPU."""
+    if result.no_gpu:
+        stderr.write(f"tfgpu monitor: no NVIDIA GPU to monitor: {printable(result.no_gpu)} (exit status 6)\n")
+        return
+    if result.last is not None:
+        console.print(reading_table(result.last))
+        if result.links:
+            console.print(topology_text(result.links))
+        return
+    console.print(verdict_text(result.verdicts))
+    if result.plot:
+        stderr.write(f"wrote {printable(result.plot)}\n")
