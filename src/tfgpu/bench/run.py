@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
 from tfgpu.bench.naming import entry_name
+from tfgpu.bench.suites import suite
 from tfgpu.knowledge.measured import best_measured, peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
-from tfgpu.model.bench import BenchEntry, BenchmarkResult
-from tfgpu.model.errors import UsageError
+from tfgpu.model.bench import BenchEntry, BenchmarkResult, BenchRun
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.untrusted import finite_number, text
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.probe.jobs import fused_batchnorm_env, run_job
@@ -110,6 +114,51 @@ def _with_xla_cache(
         return environ
     plan = plan_for_interpreter(None, python=python, environ=environ, nvml=nvml, runner=command_runner)
     return {**environ, **dict(plan.variables)}
+
+
+def bench_machine(
+    suite_name: str,
+    runner: ProbeRunner,
+    nvml: NvmlClient,
+    *,
+    environ: Mapping[str, str],
+    tiny: bool = False,
+    compare_to: str | None = None,
+    python: str | None = None,
+    timeout_seconds: float = 1800.0,
+    command_runner: CommandRunner | None = None,
+    inform: Callable[[str], object] = lambda text: None,
+    around: Callable[[str], AbstractContextManager[None]] = lambda step: contextlib.nullcontext(),
+) -> BenchRun:
+    """``tfgpu bench``'s one call: the suite sized for the GPUs NVML shows (CPU-sized without one), run and compared.
+
+    ``inform`` hears what the user should know before the run; ``around`` wraps the run (a spinner).
+
+    Raises:
+        UsageError: the saved run to compare with cannot be read (before anything runs).
+    """
+    previous = load_previous(compare_to) if compare_to else None
+    try:
+        gpus = nvml.device_count()
+        gpu_name: str | None = nvml.name(0) if gpus else None
+    except NvmlUnavailable:
+        gpus, gpu_name = 0, None
+    specs = suite(suite_name, tiny=tiny or gpu_name is None, gpus=gpus)
+    if suite_name == "scaling" and gpu_name is not None and gpus < 2:
+        inform("one GPU, nothing to scale across: only the one-replica figures are measured")
+    with around(f"Running {len(specs)} workloads in a TensorFlow child"):
+        result = run_benchmark(
+            suite_name,
+            specs,
+            runner,
+            gpu_name=gpu_name,
+            environ=environ,
+            timeout_seconds=timeout_seconds,
+            python=python or sys.executable,
+            nvml=nvml,
+            command_runner=command_runner,
+        )
+    return BenchRun(result, compare(result, previous) if previous is not None else None)
 
 
 def run_benchmark(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -46,3 +47,11 @@ class BenchmarkResult:
     entries: tuple[BenchEntry, ...]
     peaks_source: str | None
     seconds: float
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """``tfgpu bench``'s answer: the suite's result, and its ratio to a saved run per figure when one was given."""
+
+    result: BenchmarkResult
+    ratios: Mapping[str, float] | None = None

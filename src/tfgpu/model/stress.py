@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from tfgpu.model.samples import Verdict
 
@@ -24,3 +25,13 @@ class GpuBurn:
     max_temperature_celsius: float | None
     findings: tuple[Verdict, ...]
     error: str | None = None
+
+
+class BurnOutcome(str, Enum):
+    """How ``tfgpu burn`` ended, for its exit status."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    """A device gave wrong results, slowed down or stopped."""
+    NOT_RUN = "not_run"
+    """Nothing was burned: the environment has no TensorFlow (the tool's environment failed, not a device)."""

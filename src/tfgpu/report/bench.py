@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from rich.table import Table
 
-from tfgpu.model.bench import BenchEntry, BenchmarkResult
+from tfgpu.model.bench import BenchEntry, BenchRun
 from tfgpu.model.codec import encode
 from tfgpu.model.documents import Document
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.text import add_cells, styled
 
 
-def bench_table(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> Table:
-    """One row per workload: figure, share of the datasheet peak, numerical error."""
+def bench_table(bench: BenchRun) -> Table:
+    """One row per workload: figure, share of the datasheet peak, numerical error (and the ratio to a saved run)."""
+    result, ratios = bench.result, bench.ratios
     table = Table(
         title=styled(f"tfgpu bench --suite {result.suite} on {result.gpu_name or 'no GPU'}"), header_style="bold"
     )
@@ -57,7 +56,7 @@ def _note(e: BenchEntry) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def render_bench_json(result: BenchmarkResult, ratios: Mapping[str, float] | None = None) -> str:
-    """``--json``: entries with name, value, unit, peak."""
-    body = {**encode(result), **({"compare": dict(ratios)} if ratios else {})}
+def render_bench_json(bench: BenchRun) -> str:
+    """``--json``: entries with name, value, unit, peak (and ``compare``: the ratios to a saved run)."""
+    body = {**encode(bench.result), **({"compare": dict(bench.ratios)} if bench.ratios else {})}
     return render_document(command_document(Document.BENCH, body))

@@ -12,6 +12,7 @@ from tfgpu.bench.run import compare, previous_figures, run_benchmark
 from tfgpu.bench.suites import SUITE_NAMES, suite
 from tfgpu.knowledge.measured import peer_measured
 from tfgpu.knowledge.peaks import peak_for, peaks_for
+from tfgpu.model.bench import BenchRun
 from tfgpu.probe.jobs import fused_batchnorm_env
 from tfgpu.probe.runner import ProbeRun, RunStatus
 from tfgpu.report.bench import bench_table
@@ -185,7 +186,7 @@ def test_models_on_one_gpu_are_put_against_the_fastest_peer_measured_on_that_gpu
         assert entries[name].peer == 3172 and entries[name].peer_framework.startswith("PyTorch 2.11 (TF32")
     assert entries["resnet50 mixed_bfloat16 b256 fused-bn"].peer == 4723
     assert all(e.peer is None for e in result.entries if e.name.startswith("mnist_cnn"))
-    table = bench_table(result)
+    table = bench_table(BenchRun(result))
     notes = table.columns[-1]._cells
     assert any("0.16 of PyTorch 2.11 (TF32, channels_last) on this GPU (3,172)" in n for n in notes)
     other = run_benchmark("models", suite("models", tiny=False), SpecEchoRunner(), gpu_name="NVIDIA A100", environ={})

@@ -20,13 +20,13 @@ def envelope(doc: dict) -> list:
 
 
 def test_doctor_explain_bench_burn_and_tune_share_the_envelope():
-    from tfgpu.model.bench import BenchmarkResult
+    from tfgpu.model.bench import BenchmarkResult, BenchRun
 
     start = Trial("start", TrialConfig(64), TrialOutcome.OK, 100.0, 0.5)
     documents = {
         "doctor": run_cli("doctor", "--json").json,
         "explain": run_cli("explain", str(LOG), "--json").json,
-        "bench": json.loads(render_bench_json(BenchmarkResult("quick", None, (), None, 1.0))),
+        "bench": json.loads(render_bench_json(BenchRun(BenchmarkResult("quick", None, (), None, 1.0)))),
         "burn": json.loads(render_burn_json([])),
         "tune": json.loads(render_tune_json(TuneReport(TuneResult((start,), start, start, 1.0), 1, ""))),
     }
