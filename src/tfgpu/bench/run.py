@@ -118,7 +118,7 @@ def _with_xla_cache(
 
 def bench_machine(
     suite_name: str,
-    runner: ProbeRunner,
+    runner_for: Callable[[], ProbeRunner],
     nvml: NvmlClient,
     *,
     environ: Mapping[str, str],
@@ -132,7 +132,8 @@ def bench_machine(
 ) -> BenchRun:
     """``tfgpu bench``'s one call: the suite sized for the GPUs NVML shows (CPU-sized without one), run and compared.
 
-    ``inform`` hears what the user should know before the run; ``around`` wraps the run (a spinner).
+    The worker runner is made (``runner_for``) only once the saved run compares; ``inform`` hears what
+    the user should know before the run; ``around`` wraps the run (a spinner).
 
     Raises:
         UsageError: the saved run to compare with cannot be read (before anything runs).
@@ -150,7 +151,7 @@ def bench_machine(
         result = run_benchmark(
             suite_name,
             specs,
-            runner,
+            runner_for(),
             gpu_name=gpu_name,
             environ=environ,
             timeout_seconds=timeout_seconds,

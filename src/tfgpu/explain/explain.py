@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import BinaryIO, TextIO
 
+from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.knowledge.compat import major_minor
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
+from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, Problem, QuotedLine
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.nvml.client import NvmlClient
 from tfgpu.system.runner import stream_command
 
 GENERIC_EXPORT = 'eval "$(tfgpu env)"'
@@ -86,12 +91,53 @@ def _problem(hit: Hit, values: dict[str, str]) -> Problem:
     )
 
 
-def explain_lines(lines: Iterable[str], facts: Facts | None = None, bytes_read: int = 0) -> Explanation:
+def explain_file(path: str, stdin: TextIO, facts: Callable[[], Facts | None]) -> Explanation:
+    """``tfgpu explain FILE``'s one call: the log at ``path`` (``-``: ``stdin``) read within bounds and explained.
+
+    ``facts`` say the exact fix commands for this machine.
+
+    Raises:
+        UsageError: the file cannot be read, is a directory, or is not a text log.
+    """
+    stream, ours = _open(path, stdin)
+    reader = LogReader(stream)
+    try:
+        explanation = explain_lines(reader.lines(), facts())
+    except NotALogError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    finally:
+        if ours:
+            stream.close()
+    return replace(explanation, bytes_read=reader.bytes_read)
+
+
+def explain_lines(lines: Iterable[str], facts: Facts | None = None) -> Explanation:
     """Scan every line and explain what was found."""
     scanner = LogScanner()
     for line in lines:
         scanner.feed(line)
-    return explain_scanner(scanner, facts, bytes_read)
+    return explain_scanner(scanner, facts)
+
+
+def _open(path: str, stdin: TextIO) -> tuple[BinaryIO, bool]:
+    """The log's bytes, and whether the stream is ours to close (standard input is not)."""
+    if path == "-":
+        buffer = getattr(stdin, "buffer", None)
+        return (buffer if buffer is not None else io.BytesIO(stdin.read().encode("utf-8", errors="replace"))), False
+    try:
+        return open(path, "rb"), True
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a log file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def no_nvidia_gpu(nvml: Callable[[], NvmlClient]) -> bool:
+    """Whether NVML sees no NVIDIA GPU on this machine (a command's log written here was written without one)."""
+    try:
+        return nvml().device_count() == 0
+    except NvmlUnavailable:
+        return True
 
 
 @dataclass(frozen=True)
@@ -100,6 +146,11 @@ class CommandExplanation:
 
     explanation: Explanation
     status: int
+
+    @property
+    def shell_status(self) -> int:
+        """The command's exit status as a shell reports it (killed by signal N: 128+N)."""
+        return self.status if 0 <= self.status < 256 else 128 + abs(self.status) % 128
 
 
 def explain_command(

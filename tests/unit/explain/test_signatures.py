@@ -3,6 +3,7 @@ prefixes, ANSI colour and CRLF; the corpus is diagnosed at the required accuracy
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import replace
@@ -241,12 +242,16 @@ def test_a_log_explained_on_a_gpu_machine_reads_no_cuda_as_the_problem(tmp_path)
     from tests.fakes.machines import gpu_machine
 
     from tfgpu.doctor.collect import collect_facts
-    from tfgpu.explain.explain import explain_lines
+    from tfgpu.explain.explain import explain_file
 
     facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")  # an H200 here
-    line = "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used."
-    assert [p.id for p in explain_lines([line], facts).problems] == ["cudart-stub-no-cuda-runtime"]
-    assert [p.id for p in explain_lines([line]).problems] == ["no-cuda-runtime-gpu-unknown"]
+    log = tmp_path / "train.log"
+    log.write_text(
+        "I external/local_tsl/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.\n"
+    )
+    stdin = io.StringIO()
+    assert [p.id for p in explain_file(str(log), stdin, lambda: facts).problems] == ["cudart-stub-no-cuda-runtime"]
+    assert [p.id for p in explain_file(str(log), stdin, lambda: None).problems] == ["no-cuda-runtime-gpu-unknown"]
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         raise UsageError(f"cannot write {args.save}: no such directory")
     bench = bench_machine(
         args.suite,
-        env.worker_factory("bench", args.python),
+        lambda: env.worker_factory("bench", args.python),
         env.nvml_factory(),
         environ=env.environ,
         tiny=args.tiny,
