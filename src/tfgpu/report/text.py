@@ -88,8 +88,21 @@ def headline(diagnosis: Diagnosis, *, static: bool) -> tuple[str, str]:
     return f"Healthy: nothing stops TensorFlow from using {counted(count, 'GPU')}{scope}.", "bold green"
 
 
-def render_text(diagnosis: Diagnosis, console: Console, *, static: bool = True) -> None:
-    """Print the report section by section, worst first inside each section."""
+def render_text(
+    diagnosis: Diagnosis, console: Console, *, static: bool = True, replayed_from: str | None = None
+) -> None:
+    """Print the report section by section, worst first inside each section.
+
+    ``replayed_from`` names the saved report the facts were read from: nothing came from this machine.
+    """
+    if replayed_from:
+        console.print(
+            styled(
+                f"Replayed from {replayed_from}: facts collected by tfgpu {diagnosis.facts.tfgpu_version or '?'} "
+                "on another run; nothing was read from this machine.\n"
+            ),
+            soft_wrap=True,
+        )
     console.print(Text("tfgpu doctor", style="bold"))
     for section in Section:
         found = [f for f in diagnosis.findings if f.section is section]

@@ -12,11 +12,10 @@ from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.diagnose import diagnose
 from tfgpu.doctor.examine import env_fix, examine, load_report
 from tfgpu.model.errors import UsageError
+from tfgpu.model.facts import EnvFix, Facts
 from tfgpu.model.probe import PROBE_TIMEOUT_SECONDS
+from tfgpu.report.env_fix import fix_file, fix_script, one_line
 from tfgpu.report.json import render_json
-from tfgpu.report.sanitize import printable
-
-FIX_ENV_HEADER = "# written by tfgpu doctor --fix-env: source it before starting TensorFlow\n"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,36 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
-    """Diagnose this machine (or the saved one) and print the report."""
+    """Diagnose this machine (or the saved one) and print the report; exit 3 on an error found (or a warning, strict)."""
     if args.write and not args.fix_env:
         raise UsageError("--write needs --fix-env")
-    facts = (
-        load_report(args.from_file)
-        if args.from_file
-        else examine(
-            env.sources(),
-            env.worker_factory("probe", args.python),
-            tfgpu_version=__version__,
-            other_python=args.python,
-            probe=not (args.static or args.fix_env),
-            quick=args.quick,
-            probe_timeout=args.probe_timeout,
-            around_probe=lambda: env.progress(
-                f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"
-            ),
-        )
-    )
+    facts = load_report(args.from_file) if args.from_file else _examine(args, env)
     if args.fix_env:
-        fix = env_fix(facts)
-        if args.write and not fix.lines:
-            env.stderr.write(f"nothing to write: {fix.nothing_to_fix}; {args.write} was not created\n")
-        elif args.write:
-            env.create(args.write, FIX_ENV_HEADER + "".join(line + "\n" for line in fix.lines))
-            env.stderr.write(f"wrote {len(fix.lines)} line(s) to {args.write}; run: source {shlex.quote(args.write)}\n")
-        else:
-            env.stdout.write(
-                "".join(line + "\n" for line in fix.lines) or f"# nothing to change: {fix.nothing_to_fix}\n"
-            )
+        _fix_env(env_fix(facts), args.write, env)
         return ExitStatus.SUCCESS
     diagnosis = diagnose(facts)
     if args.json:
@@ -94,17 +69,30 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     else:
         from tfgpu.report.text import render_text  # rich loads only for humans
 
-        if args.from_file:
-            env.stdout.write(
-                f"Replayed from {printable(args.from_file)}: facts collected by tfgpu "
-                f"{printable(facts.tfgpu_version or '?')} on another run; nothing was read from this machine.\n\n"
-            )
+        render_text(diagnosis, env.console, static=facts.probe is None, replayed_from=args.from_file)
+    problems = diagnosis.problems(strict=args.strict) and not args.exit_zero
+    return ExitStatus.FINDINGS_ERROR if problems else ExitStatus.SUCCESS
 
-        render_text(
-            diagnosis,
-            env.console,
-            static=facts.probe is None,
-        )
-    if args.exit_zero:
-        return ExitStatus.SUCCESS
-    return ExitStatus.FINDINGS_ERROR if diagnosis.problems(strict=args.strict) else ExitStatus.SUCCESS
+
+def _examine(args: argparse.Namespace, env: CliEnvironment) -> Facts:
+    return examine(
+        env.sources(),
+        env.worker_factory("probe", args.python),
+        tfgpu_version=__version__,
+        other_python=args.python,
+        probe=not (args.static or args.fix_env),
+        quick=args.quick,
+        probe_timeout=args.probe_timeout,
+        around_probe=lambda: env.progress(f"Starting TensorFlow in a child process (up to {args.probe_timeout:.0f} s)"),
+    )
+
+
+def _fix_env(fix: EnvFix, write: str | None, env: CliEnvironment) -> None:
+    """The lines on stdout, or into a new file (--write) with how to use it on stderr."""
+    if not write:
+        env.stdout.write(fix_script(fix))
+    elif not fix.lines:
+        env.stderr.write(f"nothing to write: {one_line(fix.nothing_to_fix)}; {one_line(write)} was not created\n")
+    else:
+        env.create(write, fix_file(fix))
+        env.stderr.write(f"wrote {len(fix.lines)} line(s) to {one_line(write)}; run: source {shlex.quote(write)}\n")

@@ -7,7 +7,7 @@ import argparse
 from tfgpu.cli.environment import CliEnvironment
 from tfgpu.cli.exit_status import ExitStatus
 from tfgpu.doctor.examine import env_fix, static_facts
-from tfgpu.report.sanitize import printable
+from tfgpu.report.env_fix import fix_lines, fix_notes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,9 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, env: CliEnvironment) -> int:
     """Print ``export`` lines only (comments go to stderr), so the output can be eval'ed."""
     fix = env_fix(static_facts(env.sources()))
-    env.stdout.write("".join(line + "\n" for line in fix.lines))
-    if not fix.lines:
-        env.stderr.write(f"tfgpu env: nothing to change: {printable(fix.nothing_to_fix)}\n")
-    for note in fix.notes:
-        env.stderr.write(f"tfgpu env: also, {printable(note)}\n")
+    env.stdout.write(fix_lines(fix))
+    env.stderr.write("".join(f"tfgpu env: {note}\n" for note in fix_notes(fix)))
     return ExitStatus.SUCCESS
