@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import time
+from typing import TYPE_CHECKING
+
 from tfgpu.model.codec import encode
 from tfgpu.model.documents import Document
 from tfgpu.model.tune import Trial, TrialOutcome, TuneReport, TuneResult
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.sanitize import printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def describe(trial: Trial) -> str:
@@ -92,6 +98,39 @@ def best_so_far_line(best: Trial, start: Trial | None) -> str:
         else ""
     )
     return f"  best so far: {describe(best)}: {best.samples_per_second or 0:,.0f} samples/s{gain}"
+
+
+class LiveTrials:
+    """The live table of ``tfgpu tune``: a header, each trial as it ends with the budget left, each new best.
+
+    Each line is flushed as it is printed, so a piped run (``| tee``) shows a trial when it ends, not
+    when the budget is spent; the first best is the start, which later bests are put against.
+    """
+
+    def __init__(self, console: Console, budget_seconds: float) -> None:
+        self.console, self.budget = console, budget_seconds
+        self.started = time.monotonic()
+        self.start: Trial | None = None
+        self._say(" | ".join((*TRIAL_COLUMNS, "budget")), style="bold")
+
+    def trial(self, trial: Trial) -> None:
+        """One trial that ended."""
+        left = max(0.0, self.budget - (time.monotonic() - self.started))
+        self._say(" | ".join(trial_row(trial)) + f" | {left:.0f} s left")
+
+    def best(self, best: Trial) -> None:
+        """A new best configuration."""
+        self.start = self.start or best
+        self._say(best_so_far_line(best, self.start), style="green")
+
+    def conclude(self, lines: list[str]) -> None:
+        """The lines after the trials (``tune_conclusion``)."""
+        for line in lines:
+            self._say(line)
+
+    def _say(self, line: str, style: str = "") -> None:
+        self.console.print(line, highlight=False, markup=False, style=style)
+        self.console.file.flush()
 
 
 def tune_conclusion(report: TuneReport) -> list[str]:
