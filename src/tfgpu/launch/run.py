@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import IO, TextIO
@@ -346,12 +347,46 @@ def run_command(
     ``warn`` hears, before the command starts, what the options cannot do here (``--gpus`` on a
     machine where NVML sees no GPU: the command runs on the CPU; a strategy an unmodified script
     never enters) and what would fail a multi-worker job (Keras 3's fit, a taken port, a worker
-    name DNS does not know); ``inform``, what is set through
-    the environment and how the XLA cache is used. ``runner`` starts the child that checks the cache's flags against the command's
+    name DNS does not know); ``inform``, what is set through the environment and how the XLA cache
+    is used. ``runner`` starts the child that checks the cache's flags against the command's
     TensorFlow (once per install); without one the cache is left off.
+
+    Raises:
+        UsageError: the command cannot be started (not found, not executable).
     """
     cluster = cluster_config(environ)  # the TF_CONFIG tfgpu writes for this worker (Slurm, host list), once
     become_subreaper()
+    visible, cache = _announce(argv, options, nvml, environ, workers, cluster, runner, warn or _quiet, inform or _quiet)
+    with tempfile.TemporaryDirectory(prefix="tfgpu-run-") as record_dir:
+        phases_file = os.path.join(record_dir, "phases.json") if workers == 1 else None
+        env = child_environment(options, environ, visible, cache, phases_file, cluster)
+        indices = _sampled_gpus(nvml, visible)
+        envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
+        sampler = Sampler(nvml, indices, interval_seconds) if indices else None
+        ran = _Children(argv, workers, stdout, stderr).run(envs, sampler, cache)
+        phases, tracing = _read_phases(phases_file, ran.start)
+    return _report(argv, environ, ran, sampler, phases, tracing, cache, no_gpu=not indices)
+
+
+def _quiet(text: str) -> None:
+    """Where notes go that no one asked to hear."""
+
+
+def _announce(
+    argv: Sequence[str],
+    options: GpuOptions,
+    nvml: NvmlClient,
+    environ: Mapping[str, str],
+    workers: int,
+    cluster: ClusterConfig | None,
+    runner: CommandRunner | None,
+    warn: Callable[[str], None],
+    inform: Callable[[str], None],
+) -> tuple[list[str] | None, CachePlan | None]:
+    """Before the start: the GPUs the command sees and the XLA cache, with what is warned and told about them.
+
+    The workers of a cluster meet here too, so none starts training with a cluster the others disagree on.
+    """
     notes: list[str] = options_beyond_flavour(options, keras_flavour(environ))
     visible = resolve_gpus(options.gpus, nvml, notes)
     notes += [
@@ -364,138 +399,156 @@ def run_command(
         if w
     ]
     for note in notes:
-        if warn:
-            warn(note)
+        warn(note)
     cache = _plan_cache(argv, options, nvml, environ, runner)
     told = list(cache.notes) if cache else []
     if not needs_code(options):  # the bootstrap prints what it applies; these take effect through the environment
         told += [f"{name}={value}" for name, value in environment_for(options, visible).items()]
     for line in told:
-        if inform:
-            inform(line)
+        inform(line)
     agree_on_cluster(cluster, environ, inform)
-    record_dir = tempfile.TemporaryDirectory(prefix="tfgpu-run-")
-    phases_file = os.path.join(record_dir.name, "phases.json") if workers == 1 else None
-    env = child_environment(options, environ, visible, cache, phases_file, cluster)
+    return visible, cache
+
+
+def _sampled_gpus(nvml: NvmlClient, visible: Sequence[str] | None) -> list[int]:
+    """The GPUs to sample: the visible ones NVML has (``--gpus 0`` without a GPU must not put a GPU 0 in the verdict)."""
     try:
         count = nvml.device_count()
     except NvmlUnavailable:
         count = 0
-    # Only GPUs NVML has: `--gpus 0` on a machine without one must not put a GPU 0 in the verdict.
-    indices = [int(v) for v in visible if v.isdigit() and int(v) < count] if visible else list(range(count))
-    sampler = Sampler(nvml, indices, interval_seconds) if indices else None
-    envs = worker_environments(env, workers, visible or [str(i) for i in indices]) if workers > 1 else [env]
-    start = time.monotonic()
-    procs: list[subprocess.Popen[bytes]] = []
-    pumps: list[tuple[threading.Thread, IO[bytes]]] = []
-    watch = OutputWatch()
-    stopped: list[int] = []
+    return [int(v) for v in visible if v.isdigit() and int(v) < count] if visible else list(range(count))
 
-    def forward(signum: int, frame: FrameType | None) -> None:
-        stopped.append(signum)
-        for proc in procs:
+
+@dataclass(frozen=True)
+class _Ran:
+    """What the children did: when they started and for how long, their statuses and memory, what they printed."""
+
+    start: float
+    seconds: float
+    codes: tuple[int, ...]
+    host_memory_peak_bytes: int | None
+    stopped: tuple[int, ...]
+    """The signals forwarded to them."""
+    watch: OutputWatch
+    observation: Observation | None
+
+
+class _Children:
+    """The command's processes: started with signals forwarded, their output pumped, waited for."""
+
+    def __init__(self, argv: Sequence[str], workers: int, stdout: TextIO, stderr: TextIO) -> None:
+        self.argv, self.workers, self.stdout, self.stderr = list(argv), workers, stdout, stderr
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.pumps: list[tuple[threading.Thread, IO[bytes]]] = []
+        self.watch = OutputWatch()
+        self.stopped: list[int] = []
+
+    def forward(self, signum: int, frame: FrameType | None) -> None:
+        """Pass a signal tfgpu received on to every child still running."""
+        self.stopped.append(signum)
+        for proc in self.procs:
             if proc.poll() is None:
                 proc.send_signal(signum)
 
-    # Installed before the first child starts: a SIGTERM that came between the start and the handler
-    # would end tfgpu alone and leave the command running.
-    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
-    observing = observe(cache) if cache else contextlib.nullcontext()
-    try:
-        with observing as observation:
-            for index, child_env in enumerate(envs):
-                proc = subprocess.Popen(list(argv), env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                procs.append(proc)
-                if stopped:
-                    proc.send_signal(stopped[-1])
-                assert proc.stdout is not None and proc.stderr is not None
-                prefix = f"[worker {index}] " if workers > 1 else ""
-                for pipe, out in ((proc.stdout, stdout), (proc.stderr, stderr)):
-                    thread = threading.Thread(target=pump, args=(pipe, out, watch, prefix), daemon=True)
-                    thread.start()
-                    pumps.append((thread, pipe))
+    def run(self, envs: Sequence[Mapping[str, str]], sampler: Sampler | None, cache: CachePlan | None) -> _Ran:
+        """Start one child per environment, sample while they run, and wait for all of them."""
+        # Installed before the first child starts: a SIGTERM that came between the start and the handler
+        # would end tfgpu alone and leave the command running.
+        previous = {sig: signal.signal(sig, self.forward) for sig in FORWARDED}
+        start = time.monotonic()
+        try:
+            with observe(cache) if cache else contextlib.nullcontext() as observation:
+                for index, env in enumerate(envs):
+                    self._start(index, env)
+                if sampler:
+                    sampler.start()
+                ended = [_wait_with_usage(proc) for proc in self.procs]
+                if {signal.SIGTERM, signal.SIGHUP} & set(self.stopped):
+                    end_adopted_orphans()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
             if sampler:
-                sampler.start()
-            ended = [_wait_with_usage(proc) for proc in procs]
-            codes = [code for code, _ in ended]
-            if {signal.SIGTERM, signal.SIGHUP} & set(stopped):
-                end_adopted_orphans()
-    except FileNotFoundError:
-        for proc in procs:
-            proc.kill()
-        record_dir.cleanup()
-        raise
-    except BaseException:  # tfgpu itself failing: the phase records' directory is not left behind
-        record_dir.cleanup()
-        raise
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if sampler:
-            sampler.stop()
-        for thread, _ in pumps:
+                sampler.stop()
+            self._close_pumps()
+        peak = max((rss for _, rss in ended if rss), default=None)
+        codes = tuple(code for code, _ in ended)
+        return _Ran(start, time.monotonic() - start, codes, peak, tuple(self.stopped), self.watch, observation)
+
+    def _start(self, index: int, env: Mapping[str, str]) -> None:
+        try:
+            proc = subprocess.Popen(self.argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:  # not found, not executable, a directory: the others already started are stopped
+            for started in self.procs:
+                started.kill()
+            missing = isinstance(exc, FileNotFoundError)
+            why = "program not found" if missing else f"{exc.strerror or exc} (is it an executable?)"
+            raise UsageError(f"cannot run {self.argv[0]}: {why}") from None
+        self.procs.append(proc)
+        if self.stopped:
+            proc.send_signal(self.stopped[-1])
+        assert proc.stdout is not None and proc.stderr is not None
+        prefix = f"[worker {index}] " if self.workers > 1 else ""
+        for pipe, out in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
+            thread = threading.Thread(target=pump, args=(pipe, out, self.watch, prefix), daemon=True)
+            thread.start()
+            self.pumps.append((thread, pipe))
+
+    def _close_pumps(self) -> None:
+        for thread, _ in self.pumps:
             thread.join(timeout=5)
-        for thread, pipe in pumps:
+        for thread, pipe in self.pumps:
             if not thread.is_alive():  # a grandchild may still hold the pipe
                 pipe.close()
-    seconds = time.monotonic() - start
-    phases, tracing = _read_phases(phases_file, start)
-    record_dir.cleanup()
-    status = next((c for c in codes if c != 0), 0)
-    signal_number = -status if status < 0 else None
+
+
+def _report(
+    argv: Sequence[str],
+    environ: Mapping[str, str],
+    ran: _Ran,
+    sampler: Sampler | None,
+    phases: PhaseTimes | None,
+    tracing: float | None,
+    cache: CachePlan | None,
+    *,
+    no_gpu: bool,
+) -> RunReport:
+    """The exit status as a shell gives it, the verdict over the training's window, and what the cache did."""
+    status = next((c for c in ran.codes if c != 0), 0)
     exit_status = status if status >= 0 else 128 - status
-    # Judge the training steps the process measured; without them, from when XLA's first program was
-    # written, else from the first GPU activity on (importing TF and compiling are not training).
-    window = phases.training_window if phases else None
-    compiled_at = None if window else _first_program_at(observation, start, seconds)
-    kept = sampler.samples() if sampler else []
-    since: float | None
-    until: float | None
-    if window:
-        since, until = window
-        busy_seconds = window[1] - window[0]
-        judged_from = JudgedFrom.TRAINING
-    elif compiled_at is not None:  # no fit() seen: the GPU idles while XLA compiles, which is not the input's fault
-        since, until = compiled_at, None
-        busy_seconds = start + seconds - compiled_at
-        judged_from = JudgedFrom.FIRST_PROGRAM
-    else:
-        since, until = (sampler.first_busy() if sampler else None), None
-        busy_seconds = kept[-1].time_seconds - since if since is not None and kept else seconds
-        judged_from = JudgedFrom.FIRST_ACTIVITY
-    epochs = phases.epoch_seconds if phases and phases.epoch_seconds else watch.finished_epochs()
+    since, until, busy_seconds, judged_from, compiled_at = _window(ran, sampler, phases)
+    epochs = phases.epoch_seconds if phases and phases.epoch_seconds else ran.watch.finished_epochs()
     cache_use = (
-        conclude(observation, environ, shlex.join(argv), epochs[0] if epochs else None)
-        if observation is not None
+        conclude(ran.observation, environ, shlex.join(argv), epochs[0] if epochs else None)
+        if ran.observation is not None
         else None
     )
     run = RunFacts(
         wall_seconds=busy_seconds,
         epoch_seconds=epochs,
-        steps=phases.steps if window and phases else None,
-        jit_compile=True if watch.xla_seen else None,
+        steps=phases.steps if judged_from is JudgedFrom.TRAINING and phases else None,
+        jit_compile=True if ran.watch.xla_seen else None,
         xla_cache=cache_use,
         phases=phases,
-        first_program_seconds=compiled_at - start if compiled_at is not None else None,
+        first_program_seconds=compiled_at - ran.start if compiled_at is not None else None,
         tracing_seconds=tracing,
         unattributed=phases is None and not epochs,
     )
     failed = (
         INTERRUPTED
-        if signal.SIGINT in stopped and exit_status != 0
-        else failure_verdict(exit_status, signal_number, watch, no_gpu=not indices)
+        if signal.SIGINT in ran.stopped and exit_status != 0
+        else failure_verdict(exit_status, -status if status < 0 else None, ran.watch, no_gpu=no_gpu)
     )
     judgement = judge_window(sampler, run, judged_from, since, until)
     if failed is None:
         verdicts = judgement.verdicts
-    elif trained(watch, since, busy_seconds):
+    elif trained(ran.watch, since, busy_seconds):
         verdicts = (failed, *judgement.verdicts)
     else:
         verdicts = (failed,)  # it never trained: an idle GPU says nothing about the input pipeline
-    host_peak = max((rss for _, rss in ended if rss), default=None)
     return RunReport(
         exit_status,
-        seconds,
+        ran.seconds,
         verdicts,
         judgement.peak_memory_bytes,
         judgement.mean_utilization_percent,
@@ -503,10 +556,30 @@ def run_command(
         cache_use,
         phases,
         peak_utilization_percent=judgement.peak_utilization_percent,
-        host_memory_peak_bytes=host_peak,
+        host_memory_peak_bytes=ran.host_memory_peak_bytes,
         judged_from=judged_from,
         tracing_seconds=tracing,
     )
+
+
+def _window(
+    ran: _Ran, sampler: Sampler | None, phases: PhaseTimes | None
+) -> tuple[float | None, float | None, float, JudgedFrom, float | None]:
+    """Where the verdict looks (from, until), the busy seconds in it, why there, and when XLA's first program was written.
+
+    The training steps the process measured; without them, from when XLA's first program was written,
+    else from the first GPU activity on (importing TF and compiling are not training).
+    """
+    window = phases.training_window if phases else None
+    if window:
+        return window[0], window[1], window[1] - window[0], JudgedFrom.TRAINING, None
+    compiled_at = _first_program_at(ran.observation, ran.start, ran.seconds)
+    if compiled_at is not None:  # no fit() seen: the GPU idles while XLA compiles, which is not the input's fault
+        return compiled_at, None, ran.start + ran.seconds - compiled_at, JudgedFrom.FIRST_PROGRAM, compiled_at
+    kept = sampler.samples() if sampler else []
+    since = sampler.first_busy() if sampler else None
+    busy = kept[-1].time_seconds - since if since is not None and kept else ran.seconds
+    return since, None, busy, JudgedFrom.FIRST_ACTIVITY, None
 
 
 def _first_program_at(observation: Observation | None, start: float, seconds: float) -> float | None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
 
 from tfgpu.cli.argtypes import positive_seconds, whole
 from tfgpu.cli.environment import CliEnvironment
-from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, make_options
+from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, GpuOptions, make_options
 from tfgpu.launch.run import run_command
 from tfgpu.model.errors import DiagnosticError, UsageError
 from tfgpu.report.sanitize import printable
 
-_ONOFF = {"on": True, "off": False}
+XLA_CHOICES: dict[str, bool | str] = {"on": True, "off": False, "auto": "auto"}
+"""--xla's words as setup() takes them (--tf32 uses the first two)."""
 MAX_WORKERS = 64
 """Local workers on one machine: more is a typo (each is a whole TensorFlow process)."""
 
@@ -58,23 +60,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.usage = "tfgpu run [options] -- CMD [ARGS ...]"
 
 
-def run(args: argparse.Namespace, env: CliEnvironment) -> int:
-    """Run the command after --; the exit status is the command's."""
-    if args.stray:
-        line = shlex.join(args.stray)
-        raise UsageError(f"put -- before the command, so its options stay its own: tfgpu run [options] -- {line}")
-    if not args.passthrough:
-        raise UsageError("give the command after --: tfgpu run --memory growth -- python train.py")
-    xla: bool | str | None = None
-    if args.xla:
-        xla = "auto" if args.xla == "auto" else args.xla == "on"
+def _options(args: argparse.Namespace) -> GpuOptions:
+    """The options as ``tfgpu.setup`` takes them; one it refuses is a usage error (exit 2)."""
     try:
-        options = make_options(
+        return make_options(
             gpus=args.gpus,
             memory=args.memory,
             precision=args.precision,
-            xla=xla,
-            tf32=_ONOFF.get(args.tf32) if args.tf32 else None,
+            xla=XLA_CHOICES.get(args.xla),
+            tf32=XLA_CHOICES.get(args.tf32) is True if args.tf32 else None,
             deterministic=args.deterministic or None,
             log_placement=args.log_placement,
             strategy=args.strategy,
@@ -82,35 +76,38 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
             batchnorm=args.batchnorm,
             xla_cache=args.xla_cache,
         )
-    except DiagnosticError as exc:  # an option the user typed: a usage error, exit 2
+    except DiagnosticError as exc:
         raise UsageError(f"{exc}; {exc.hint}" if exc.hint else str(exc)) from None
 
-    def warn(text: str) -> None:
-        env.stderr.write(f"tfgpu run: warning: {printable(text)}\n")
-        env.stderr.flush()
 
-    def inform(text: str) -> None:
-        env.stderr.write(f"tfgpu run: {printable(text)}\n")
-        env.stderr.flush()
+def run(args: argparse.Namespace, env: CliEnvironment) -> int:
+    """Run the command after --; the exit status is the command's."""
+    if args.stray:
+        line = shlex.join(args.stray)
+        raise UsageError(f"put -- before the command, so its options stay its own: tfgpu run [options] -- {line}")
+    if not args.passthrough:
+        raise UsageError("give the command after --: tfgpu run --memory growth -- python train.py")
 
-    try:
-        report = run_command(
-            args.passthrough,
-            options,
-            nvml=env.nvml_factory(),
-            environ=env.environ,
-            workers=args.workers,
-            interval_seconds=args.interval,
-            stdout=env.stdout,
-            stderr=env.stderr,
-            warn=warn,
-            inform=inform,
-            runner=env.runner_factory(),
-        )
-    except FileNotFoundError:
-        raise UsageError(f"cannot run {args.passthrough[0]}: program not found") from None
-    except OSError as exc:  # not executable, a directory, ...
-        raise UsageError(f"cannot run {args.passthrough[0]}: {exc.strerror or exc} (is it an executable?)") from None
+    def say(prefix: str) -> Callable[[str], None]:
+        def line(text: str) -> None:
+            env.stderr.write(f"tfgpu run: {prefix}{printable(text)}\n")
+            env.stderr.flush()
+
+        return line
+
+    report = run_command(
+        args.passthrough,
+        _options(args),
+        nvml=env.nvml_factory(),
+        environ=env.environ,
+        workers=args.workers,
+        interval_seconds=args.interval,
+        stdout=env.stdout,
+        stderr=env.stderr,
+        warn=say("warning: "),
+        inform=say(""),
+        runner=env.runner_factory(),
+    )
     from tfgpu.report.run import render_run_json, run_summary
 
     env.error_console.print(run_summary(report))
