@@ -11,12 +11,14 @@ first quoted lines of each match are kept, so memory does not grow with the log.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 from tfgpu.model.findings import Severity
@@ -145,6 +147,7 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP_WORDS)
 
 
+@functools.lru_cache(maxsize=4)
 def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str], int], ...]:
     """Per signature that can be told from words alone, the content words of each literal its patterns require.
 
@@ -155,7 +158,7 @@ def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str],
     """
     bags = []
     for index, sig in enumerate(signatures):
-        if sig.benign or sig.fallback or sig.only_alone or not _unconditional(sig) or _prints_its_groups(sig):
+        if not _readable_by_words(sig):
             continue
         for pattern in sig.patterns:
             for branch in _branches(pattern.pattern.removeprefix("(?i)")):
@@ -163,6 +166,69 @@ def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str],
                 if len(words) >= 3:
                     bags.append((words, index))
     return tuple(bags)
+
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+")
+"""A name only code prints: snake_case and UPPER_CASE (after lower-casing), camelCase, CamelCase. A library's
+name is not one: every problem of that library prints it."""
+_FUNCTION_WORDS = _word_set(
+    "also aren been both cannot could didn does doesn each from have into isn just many more most much must "
+    "only other over same should some such than that their them then there these they this those under very "
+    "wasn were what when where which while will with would your"
+)
+"""Words a pair of words is never made of: next to them, "available" in "are available" and "aren't available" reads the same."""
+_SETUP_WORDS = _COMMON_LOG_WORDS | _word_set(
+    "driver runtime toolkit environment variable path directory install installed memory process system machine"
+)
+"""What any setup's log or nvidia-smi table says ("Driver Version", "CUDA runtime"): a pair with one of them names no problem."""
+_CLAUSE = re.compile(r"[^a-z0-9_\s]+")
+"""Punctuation ends a clause: a pair of words is read inside one."""
+
+
+def terms(text: str) -> frozenset[str]:
+    """What names a message whatever the sentence around it: identifiers, and adjacent pairs of content words.
+
+    Examples:
+        >>> sorted(terms("CUDNN_STATUS_NOT_INITIALIZED in cudnnRNNForwardTraining: illegal instruction"))
+        ['cudnn_status_not_initialized', 'cudnnrnnforwardtraining', 'illegal instruction']
+    """
+    found = {m.group().lower() for m in _IDENTIFIER.finditer(text)}
+    found |= {m.group() for m in _IDENTIFIER.finditer(text.lower())}
+    for clause in _CLAUSE.split(text.lower()):
+        found |= {f"{a} {b}" for a, b in itertools.pairwise(clause.split()) if _pairable(a) and _pairable(b)}
+    return frozenset(found)
+
+
+def _pairable(word: str) -> bool:
+    """A word that names something in a pair: not a particle, a negation's stem, or a word of every setup's log."""
+    return word.isalpha() and len(word) > 3 and word not in _FUNCTION_WORDS and word not in _SETUP_WORDS
+
+
+@functools.lru_cache(maxsize=4)
+def term_index(signatures: tuple[Signature, ...]) -> Mapping[str, int]:
+    """The terms that belong to one problem alone, each to the signature (of the bags' kind) it names.
+
+    A term any other category's message or example line holds (a harmless line's too) names
+    nothing: "compute capability" is in three problems' messages, "OP_REQUIRES" in the lines of
+    many, "illegal instruction" in one problem's alone.
+    """
+    owners: dict[str, set[str]] = {}
+    named: dict[str, int] = {}
+    for index, sig in enumerate(signatures):
+        for example in sig.examples:
+            for term in terms(example):
+                owners.setdefault(term, set()).add(sig.category)
+        for pattern in sig.patterns:
+            for branch in _branches(pattern.pattern.removeprefix("(?i)")):
+                for term in terms(" ".join(_literal_runs(branch))):
+                    owners.setdefault(term, set()).add(sig.category)
+                    if _readable_by_words(sig):
+                        named.setdefault(term, index)
+    return MappingProxyType({term: index for term, index in named.items() if len(owners[term]) == 1})
+
+
+def _readable_by_words(sig: Signature) -> bool:
+    return not (sig.benign or sig.fallback or sig.only_alone) and _unconditional(sig) and not _prints_its_groups(sig)
 
 
 def _unconditional(sig: Signature) -> bool:
@@ -531,6 +597,7 @@ class LogScanner:
         )
         self._pending: list[tuple[int, str]] = []
         self._bags = _word_bags(self.signatures)
+        self._terms = term_index(self.signatures)
         self._first_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
 
@@ -725,11 +792,14 @@ class LogScanner:
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
     def _read_words(self, harmless: set[int]) -> list[Hit]:
-        """Signatures whose message words a kept line holds all of (the highest priority per line).
+        """Signatures whose message words a kept line holds all of, else whose own terms it holds.
 
         Read only where no message matched as written: the lines of a log of at most
         SHORT_LOG_LINES lines, and error lines only the fallback tier knew; a line a harmless
-        signature explained is not read again.
+        signature explained is not read again. Per line, all of a message's words win over its
+        terms (an identifier such as CUDNN_STATUS_NOT_INITIALIZED, or a pair of words such as
+        "illegal instruction" that no other problem's message holds); then the most terms, then
+        the highest priority.
         """
         lines = (self._first_lines if self.lines <= SHORT_LOG_LINES else []) + self._fallback_lines
         found: dict[str, Hit] = {}
@@ -738,6 +808,10 @@ class LogScanner:
                 continue
             words = content_words(line)
             matches = [self.signatures[i] for bag, i in self._bags if bag <= words]
+            if not matches:
+                named = [self._terms[t] for t in terms(line) if t in self._terms]
+                most = max((named.count(i) for i in named), default=0)
+                matches = [self.signatures[i] for i in set(named) if named.count(i) == most]
             if matches:
                 sig = max(matches, key=lambda s: s.priority)
                 hit = found.setdefault(sig.id, Hit(sig, first_line=number, by_words=True))

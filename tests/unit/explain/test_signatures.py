@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfgpu.knowledge.signatures import BLOCK_LINES, LogScanner, ScanContext, Signature, load_signatures, render_template
+from tfgpu.knowledge.signatures import (
+    BLOCK_LINES,
+    LogScanner,
+    ScanContext,
+    Signature,
+    load_signatures,
+    render_template,
+    term_index,
+    terms,
+)
 from tfgpu.model.findings import Severity
 
 SIGNATURES = load_signatures()
@@ -343,3 +352,35 @@ def test_a_harmless_line_is_never_read_as_a_problem_by_its_words():
     for signature in [s for s in SIGNATURES if s.benign]:
         hits = scan(signature.examples[:1], CONTEXT.get(signature.id)).hits
         assert not [h.signature.id for h in hits if h.by_words], signature.id
+
+
+def test_a_short_paste_is_read_by_a_term_only_one_problem_prints():
+    # NCCL's shared-memory failure, named by its call in a sentence of the poster's own
+    (hit,) = scan(["posix_fallocate failed inside my docker container"]).hits
+    assert hit.signature.id == "nccl-shared-memory-exhausted" and hit.by_words
+
+
+def test_terms_are_identifiers_and_pairs_of_naming_words_not_a_setups_words_or_a_negation():
+    assert {"cudnn_status_not_initialized", "cudnnrnnforwardtraining", "illegal instruction"} <= terms(
+        "CUDNN_STATUS_NOT_INITIALIZED in cudnnRNNForwardTraining: illegal instruction"
+    )
+    assert not terms("| NVIDIA-SMI 410.78       Driver Version: 410.78       CUDA Version: 10.0     |")
+    # "aren't available" and "are available" must not share a term that names one of them
+    avx = terms(
+        "The TensorFlow library was compiled to use AVX instructions, but these aren't available on your machine"
+    )
+    sse = terms(
+        "The TensorFlow library wasn't compiled to use SSE instructions, but these are available on your machine"
+    )
+    assert not (avx & sse) & set(term_index(SIGNATURES))
+
+
+def test_a_term_names_a_problem_only_when_no_other_category_prints_it():
+    index = term_index(SIGNATURES)
+    for term, owner in index.items():
+        others = [
+            s.id
+            for s in SIGNATURES
+            if s.category != SIGNATURES[owner].category and any(term in terms(e) for e in s.examples)
+        ]
+        assert not others, (term, others)
