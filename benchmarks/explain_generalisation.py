@@ -36,7 +36,13 @@ from tfgpu.knowledge.signatures import load_signatures
 PUBLIC = Path(__file__).resolve().parent / "corpus" / "public-threads.jsonl"
 HELD_OUT_SHARE = 4
 """One thread in this many (by URL hash) is held out."""
-LATE_SETS = {"2026-12-03": (189, 215), "2026-12-04": (216, 282), "2026-12-04b": (283, 344), "2026-12-04c": (345, 404)}
+LATE_SETS = {
+    "2026-12-03": (189, 215),
+    "2026-12-04": (216, 282),
+    "2026-12-04b": (283, 344),
+    "2026-12-04c": (345, 404),
+    "2026-12-04d": (405, 466),
+}
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
 

@@ -35,7 +35,7 @@ def main() -> None:
                 continue
             for sig in sorted(sigs, key=lambda s: -s.priority):
                 print(
-                    f"| `{category}` | `{sig.id}` | {sig.severity} | {sig.title.replace('|', '/')} | {sig.sources[0] if sig.sources else ''} |"
+                    f"| `{category}` | `{sig.id}` | {sig.severity.value} | {sig.title.replace('|', '/')} | {sig.sources[0] if sig.sources else ''} |"
                 )
         print()
 

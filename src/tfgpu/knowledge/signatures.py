@@ -47,6 +47,9 @@ _CONTAINER_HINT = re.compile(
     r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b"
 )
 """A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
+_SAID_CONTAINER = re.compile(r"(?i)\b(?:docker|container|podman|singularity)\b")
+_SAID_WINDOWS = re.compile(r"(?i)\bwindows\b|\bwin ?1[01]\b")
+"""Where a short paste (a title) says it ran: its words are the only context it gives."""
 _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
@@ -295,6 +298,10 @@ class Signature:
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
     CUDA installed, not a library to put on the path."""
+    paste_patterns: tuple[re.Pattern[str], ...] = ()
+    """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
+    only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
+    where TF's own lines say more and such loose patterns would cost every block a search."""
 
 
 @dataclass(frozen=True)
@@ -330,12 +337,17 @@ def _branches(pattern: str) -> list[str]:
     return out
 
 
+_QUANTIFIER = re.compile(r"\{(\d+)(?:,\d*)?\}")
+
+
 def _literal_runs(branch: str) -> list[str]:
     r"""Every literal run outside groups that a match of ``branch`` must contain, in order.
 
     Examples:
         >>> _literal_runs(r"Could not load dynamic library\s*libcusolver\.so\.10")
         ['Could not load dynamic library', 'libcusolver.so.10']
+        >>> _literal_runs(r"(?:\w+\s+){0,2}use GPU[^x]{1,3}now")
+        ['use GPU', 'now']
     """
     runs, run, depth, i, in_class = [], "", 0, 0, False
     while i < len(branch):
@@ -353,7 +365,15 @@ def _literal_runs(branch: str) -> list[str]:
                 run = ""
             i += 2
             continue
-        if ch in "?*" or (ch == "{" and branch[i + 1 : i + 3].startswith("0")):
+        quantifier = _QUANTIFIER.match(branch, i) if ch == "{" else None
+        if quantifier:  # {m,n}: its digits are no text of the message
+            runs.append(
+                run[:-1] if quantifier.group(1) == "0" else run
+            )  # with m = 0 the previous character may be absent
+            run = ""
+            i = quantifier.end()
+            continue
+        if ch in "?*":
             runs.append(run[:-1])  # the previous character may be absent
             run = ""
         elif ch in _META:
@@ -436,7 +456,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
     """
     out = []
     for entry in document["signature"]:
-        compiled = [_compile(p) for p in entry["patterns"]]
+        compiled = [_compile(p) for p in entry.get("patterns", [])]
         keywords = _keywords(entry) or [keys for _, keys in compiled]
         when = entry.get("when", {})
         severity = entry.get("severity", "error")
@@ -466,6 +486,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_gpu=GpuKnown(when["gpu"]) if "gpu" in when else None,
                 when_gpu_held=when.get("gpu_held"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
+                paste_patterns=tuple(re.compile(p) for p in entry.get("paste_patterns", [])),
             )
         )
     ids = [s.id for s in out]
@@ -547,12 +568,15 @@ class _Keywords:
     fallback: _Keyed
 
     def held_in(self, text: str, low: str) -> _Keywords:
-        """Only the keywords ``text`` holds (``low`` is it lower-cased): a line of it holds no other."""
-        return _Keywords(
-            tuple(k for k in self.sensitive if k[0] in text),
-            tuple(k for k in self.insensitive if k[0] in low),
-            tuple(k for k in self.fallback if k[0] in text),
-        )
+        """Only the keywords ``text`` holds (``low`` is it lower-cased): a line of it holds no other.
+
+        The hot loop of a long log: one C-level ``str.__contains__`` per keyword, no Python frame per keyword.
+        """
+        return _Keywords(_holding(self.sensitive, text), _holding(self.insensitive, low), _holding(self.fallback, text))
+
+
+def _holding(keyed: _Keyed, text: str) -> _Keyed:
+    return tuple(itertools.compress(keyed, map(text.__contains__, (key for key, _ in keyed))))
 
 
 _PROGRESS = re.compile(
@@ -598,6 +622,7 @@ class LogScanner:
         self._pending: list[tuple[int, str]] = []
         self._bags = _word_bags(self.signatures)
         self._terms = term_index(self.signatures)
+        self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
         self._first_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
 
@@ -627,6 +652,8 @@ class LogScanner:
             line = strip_ansi(line)
         if self.lines <= SHORT_LOG_LINES and line.strip():
             self._first_lines.append((self.lines, line))
+            self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
+            self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -759,6 +786,8 @@ class LogScanner:
     def result(self, context: ScanContext | None = None) -> ScanResult:
         """Hits whose conditions hold, ranked: problems before harmless lines, then priority, then position."""
         self._match_pending()
+        if self.lines <= SHORT_LOG_LINES:
+            self._match_paste()
         ctx = context or ScanContext()
         effective = ScanContext(
             os=ctx.os or ("windows" if self.windows_seen else None),
@@ -790,6 +819,17 @@ class LogScanner:
         for hit in kept:
             distinct.setdefault(hit.signature.category, hit)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
+
+    def _match_paste(self) -> None:
+        """A short paste against the signatures' paste patterns (a line a message matched is not read again)."""
+        matched = {n for h in self._hits.values() if not h.signature.fallback for n, _ in h.quotes}
+        for number, line in self._first_lines:
+            if number in matched:
+                continue
+            for sig in self._paste:
+                found = next((m for p in sig.paste_patterns if (m := p.search(line))), None)
+                if found:
+                    self._record(sig, found, line, number)
 
     def _read_words(self, harmless: set[int]) -> list[Hit]:
         """Signatures whose message words a kept line holds all of, else whose own terms it holds.

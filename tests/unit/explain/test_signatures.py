@@ -30,6 +30,8 @@ CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.json
 CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
     "libcuda-missing-in-container": ScanContext(container=True),
+    "gpu-not-used-in-container": ScanContext(container=True),
+    "mirrored-strategy-windows": ScanContext(os="windows"),
     "device-node-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
@@ -64,6 +66,7 @@ def test_signature_finds_each_of_its_examples(signature: Signature):
 def _also_line(signature: Signature) -> str:
     samples = {
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
+        "gpu-list-empty": ">>> print(tf.config.list_physical_devices('GPU'))",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
