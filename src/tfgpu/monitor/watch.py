@@ -137,7 +137,8 @@ def _judged(
     host = cpu_end - cpu_start if cpu_start is not None and cpu_end is not None else None
     judgement = judge_window(
         sampler,
-        RunFacts(wall_seconds=wall, host_cpu_seconds=host),
+        # The monitor sees the GPU, never inside the process: an idle stretch may be compiling, loading or input.
+        RunFacts(wall_seconds=wall, host_cpu_seconds=host, unattributed=True),
         JudgedFrom.FIRST_ACTIVITY if watched is not None else JudgedFrom.WHOLE_RUN,
         since=sampler.first_busy() if watched is not None else None,
     )

@@ -142,3 +142,15 @@ def test_the_prometheus_port_serves_the_same_readings(tmp_path):
         ("input-bound", 0.0),
     ]
     assert families["tfgpu_xla_cache_programs_loaded"].samples[0].value == 4
+
+
+def test_a_mostly_idle_gpu_is_not_called_input_bound_by_a_monitor_that_cannot_see_inside_the_process():
+    """Seen on the H200 (docs/examples/h200-issue27-monitor-watch-fit-2026-12-04d.txt): a Keras fit whose
+    XLA compile kept the GPU idle for a minute was judged "waits for input"; the samples cannot tell
+    compiling, loading and an input stall apart, so the verdict says so."""
+    from tfgpu.nvml.client import Utilization
+
+    env = mock_environment(FakeNvml.single_gpu(utilization=Utilization(1, 0)))
+    result = run_cli("monitor", "--interval", "0.01", "--duration", "0.05", env=env)
+    assert result.exit_status == ExitStatus.SUCCESS
+    assert "where its idle time went is not known" in result.stdout and "waits for input" not in result.stdout
