@@ -25,7 +25,7 @@ else:  # the oldest Python TF supports has no tomllib
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-FROZEN = {"2026-12-04": "3918058", "2026-12-04b": "badfe20", "2026-12-04c": "9e575ba", "2026-12-04d": "e2d042e"}
+FROZEN = {"2026-12-04": "3918058", "2026-12-04b": "badfe20", "2026-12-04c": "9e575ba", "2026-12-04d": "e2d042e", "2026-12-04e": "5c4996d"}
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
 
