@@ -16,6 +16,7 @@ import json
 import re
 from pathlib import Path
 
+from tfgpu.knowledge.resemblance import Resemblance
 from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "errors" / "corpus.jsonl"
@@ -36,11 +37,17 @@ def context_of(case: dict) -> ScanContext:
     )
 
 
-def evaluate(cases: list[dict], *, use_context: bool = True, signatures: tuple[Signature, ...] | None = None) -> dict:
-    """Per-case predictions and the summary figures (with ``signatures`` instead of the packaged base)."""
+def evaluate(
+    cases: list[dict],
+    *,
+    use_context: bool = True,
+    signatures: tuple[Signature, ...] | None = None,
+    resemblance: Resemblance | None = None,
+) -> dict:
+    """Per-case predictions and the summary figures (with ``signatures`` and ``resemblance`` instead of the packaged ones)."""
     rows = []
     for case in cases:
-        scanner = LogScanner(signatures)
+        scanner = LogScanner(signatures, resemblance)
         for line in case["log"].splitlines():
             scanner.feed(line)
         hits = scanner.result(context_of(case) if use_context else ScanContext()).hits

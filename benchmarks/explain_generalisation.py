@@ -31,6 +31,7 @@ from pathlib import Path
 
 from explain_accuracy import DEFAULT_CORPUS, TOP1_TARGET, evaluate
 
+from tfgpu.knowledge.resemblance import Resemblance
 from tfgpu.knowledge.signatures import load_signatures
 
 PUBLIC = Path(__file__).resolve().parent / "corpus" / "public-threads.jsonl"
@@ -56,6 +57,11 @@ def bucket(url: str, buckets: int) -> int:
 def held_out(case: dict) -> bool:
     """The public logs never looked at while writing signatures."""
     return bucket(case["source_url"], HELD_OUT_SHARE) == 0
+
+
+def resemblance_of(cases: list[dict]) -> Resemblance:
+    """The resemblance model learnt from ``cases`` less their held-out quarter, as the packaged one is."""
+    return Resemblance.learn((c["category"], c["log"]) for c in cases if not held_out(c))
 
 
 def era(case: dict) -> str | None:
@@ -97,8 +103,8 @@ def learnable_elsewhere(fold_urls: set[str], corpus_urls: set[str], decided: dic
     return tuple(kept)
 
 
-def grouped_cv(cases: list[dict], folds: int) -> tuple[float, list[float]]:
-    """Leave-source-out top-1 over all cases, and each fold's."""
+def grouped_cv(cases: list[dict], folds: int, *, resemble: bool = True) -> tuple[float, list[float]]:
+    """Leave-source-out top-1 over all cases, and each fold's (``resemble``: with the resemblance tier learnt from the other folds)."""
     correct, per_fold = 0, []
     corpus_urls, decided = {c["source_url"] for c in cases}, support(cases)
     for fold in range(folds):
@@ -106,7 +112,12 @@ def grouped_cv(cases: list[dict], folds: int) -> tuple[float, list[float]]:
         if not test:
             continue
         fold_urls = {c["source_url"] for c in test}
-        result = evaluate(test, signatures=learnable_elsewhere(fold_urls, corpus_urls, decided))
+        others = [c for c in cases if bucket(c["source_url"], folds) != fold]
+        result = evaluate(
+            test,
+            signatures=learnable_elsewhere(fold_urls, corpus_urls, decided),
+            resemblance=resemblance_of(others) if resemble else None,
+        )
         correct += sum(r["ok"] for r in result["rows"])
         per_fold.append(result["top1"])
     return correct / len(cases), per_fold
@@ -156,11 +167,14 @@ def main() -> None:
         f"grouped {args.folds}-fold cross-validation, leave-source-out: top-1 {top1:.1%} of {len(everything)} logs "
         f"(folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
     )
+    alone, _ = grouped_cv(everything, args.folds, resemble=False)
+    print(f"  the same without the resemblance tier: top-1 {alone:.1%}")
     old = [c for c in everything if era(c) == "1.x"]
     if old:
         corpus_urls, decided = {c["source_url"] for c in everything}, support(everything)
         signatures = learnable_elsewhere({c["source_url"] for c in old}, corpus_urls, decided)
-        result = evaluate(old, signatures=signatures)
+        newer = resemblance_of([c for c in everything if era(c) != "1.x"])
+        result = evaluate(old, signatures=signatures, resemblance=newer)
         print(line("train on 2.x, test on 1.x (signatures only 1.x threads could teach removed)", result))
 
 

@@ -3,7 +3,9 @@
 A late set's first figure mixes nothing: the base as committed, on threads nobody had read. Later
 figures mix two things, signatures written from the set and changes to the scanner. Loading the
 signature file of the commit each set was frozen against (``git show``) in place of the packaged
-one leaves the scanner as the only change, measured on logs that were not written from.
+one leaves the scanner as the only change, measured on logs that were not written from. The
+resemblance tier is learnt, for each set, from the logs read before it (the seed corpus and the
+earlier public threads, less the held-out quarter), as it could have been when the set was frozen.
 
     PYTHONPATH=src:benchmarks python benchmarks/explain_retrospective.py
 """
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 
 from explain_accuracy import evaluate
-from explain_generalisation import LATE_SETS, PUBLIC, held_out, late_set, load
+from explain_generalisation import DEFAULT_CORPUS, LATE_SETS, PUBLIC, held_out, late_set, load, resemblance_of
 
 from tfgpu.knowledge.signatures import parse_signatures
 
@@ -25,7 +27,13 @@ else:  # the oldest Python TF supports has no tomllib
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-FROZEN = {"2026-12-04": "3918058", "2026-12-04b": "badfe20", "2026-12-04c": "9e575ba", "2026-12-04d": "e2d042e", "2026-12-04e": "5c4996d"}
+FROZEN = {
+    "2026-12-04": "3918058",
+    "2026-12-04b": "badfe20",
+    "2026-12-04c": "9e575ba",
+    "2026-12-04d": "e2d042e",
+    "2026-12-04e": "5c4996d",
+}
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
 
@@ -39,13 +47,15 @@ def frozen_base(commit: str):
 
 
 def main() -> None:
-    public = load(PUBLIC)
+    seed, public = load(DEFAULT_CORPUS), load(PUBLIC)
     for name, commit in FROZEN.items():
-        cases = late_set(public, *LATE_SETS[name])
+        first, last = LATE_SETS[name]
+        cases = late_set(public, first, last)
         hold = [c for c in cases if held_out(c)]
         signatures = frozen_base(commit)
-        result = evaluate(cases, signatures=signatures)
-        held_ok = sum(r["ok"] for r in evaluate(hold, signatures=signatures)["rows"])
+        earlier = resemblance_of(seed + [c for c in public if int(c["id"].split("-")[1]) < first])
+        result = evaluate(cases, signatures=signatures, resemblance=earlier)
+        held_ok = sum(r["ok"] for r in evaluate(hold, signatures=signatures, resemblance=earlier)["rows"])
         correct = sum(r["ok"] for r in result["rows"])
         alarms = sum(r["false_alarm"] for r in result["rows"])
         print(

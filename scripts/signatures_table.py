@@ -25,7 +25,11 @@ def main() -> None:
         "The `unrecognised_error` class is the fallback tier: tried only on a line no other signature matched,\n"
         "reported only when no specific problem explains the log, it names the component the line is about\n"
         "(cuDNN, nvrtc, XLA, GPU memory, NCCL, cuBLAS, CUDA driver, TensorFlow) and its next step, so a log\n"
-        "that failed is never 'no known problem'.\n"
+        "that failed is never 'no known problem'.\n\n"
+        "A short paste (a title, a line or three) that matches no message is read by its words, then by\n"
+        "resemblance: the problem whose public reports (benchmarks/corpus, less the held-out quarter) share\n"
+        "its words most, named only when the paste complains of something and the model leads clearly;\n"
+        "the answer says 'perhaps' and that it is a guess (`reading: by_resemblance` in --json).\n"
     )
     print((Path(__file__).parents[1] / "docs" / "explain-figures.md").read_text())
     for title, benign in (("Problems", False), ("Harmless lines", True)):

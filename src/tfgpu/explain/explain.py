@@ -12,7 +12,7 @@ from tfgpu.knowledge.compat import major_minor
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
-from tfgpu.model.explanation import Explanation, Problem, QuotedLine
+from tfgpu.model.explanation import Explanation, Problem, QuotedLine, Reading
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.system.runner import stream_command
@@ -70,8 +70,15 @@ def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:
     }
 
 
-BY_WORDS_NOTE = " (Named from the line's words: it is not this message as TF prints it, so check the full log.)"
-"""Said of a problem read from a short paste or an unknown error line by its words, not matched as written."""
+READING_NOTES = {
+    Reading.AS_WRITTEN: "",
+    Reading.BY_WORDS: " (Named from the line's words: it is not this message as TF prints it, so check the full log.)",
+    Reading.BY_RESEMBLANCE: (
+        " (Named by resemblance: no line is a message TF prints, but public reports of this problem"
+        " use these words; a guess to check against the full log.)"
+    ),
+}
+"""Said of a problem by how it was told: nothing for a message matched as written, how sure it is otherwise."""
 
 
 def _problem(hit: Hit, values: dict[str, str]) -> Problem:
@@ -83,11 +90,12 @@ def _problem(hit: Hit, values: dict[str, str]) -> Problem:
         title=render_template(sig.title, fields),
         severity=sig.severity,
         benign=sig.benign,
-        cause=render_template(sig.cause, fields) + (BY_WORDS_NOTE if hit.by_words else ""),
+        cause=render_template(sig.cause, fields) + READING_NOTES[hit.reading],
         fix=render_template(sig.fix, fields),
         sources=sig.sources,
         count=hit.count,
         lines=tuple(QuotedLine(n, t) for n, t in hit.quotes),
+        reading=hit.reading,
     )
 
 

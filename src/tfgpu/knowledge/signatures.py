@@ -21,6 +21,11 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from tfgpu.knowledge.archs import parse_cc
+from tfgpu.knowledge.compat import gpu_model
+from tfgpu.knowledge.resemblance import COMPLAINT, Resemblance, features, load_resemblance
+from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
+from tfgpu.model.explanation import Reading
 from tfgpu.model.findings import Severity
 
 if sys.version_info >= (3, 11):
@@ -82,6 +87,47 @@ guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU ru
 looked for in each block of lines at once."""
 
 
+_STUB_LIBCUDA = re.compile(r"failed call to cuInit: (?:UNKNOWN ERROR \(34\)|CUDA_ERROR_STUB_LIBRARY)")
+"""cuInit refused by the CUDA toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY, 34): the call shows no driver, so no GPU."""
+
+
+_DRIVER_REPORTED = re.compile(r"\b(?P<side>libcuda|kernel) reported version is:?\s*(?P<version>\d+\.\d+(?:\.\d+)?)")
+"""TF's cuda_diagnostics lines: the driver version libcuda reports, and the one the kernel module reports."""
+
+
+def _driver_release(version: str) -> tuple[int, ...]:
+    """A driver version without its trailing zero ("384.111.0" is 384.111)."""
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 2 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+_CAPABILITY = re.compile(
+    r"(?i)compute ?capability:?\s*(?P<major>\d+)\.(?P<minor>\d)|\bmajor: (?P<m1>\d+) minor: (?P<m2>\d)\b"
+)
+"""TF's device lines: "compute capability: 6.1" (2.x), "computeCapability: 7.5" (2.1-2.5), "major: 6 minor: 1" (1.x)."""
+_CAPABILITY_KEYS = ("apability", "major: ")
+_GTX_16 = re.compile(r"(?i)\bGTX\s*16\d0\b")
+"""The GTX 16 series: Turing (7.5) without Tensor Cores."""
+
+
+def _capability(found: re.Match[str]) -> tuple[int, int]:
+    if found["major"] is not None:
+        return int(found["major"]), int(found["minor"])
+    return int(found["m1"]), int(found["m2"])
+
+
+def has_tensor_cores(cc: tuple[int, int], gtx_16: bool) -> bool:
+    """Whether a GPU of compute capability ``cc`` has Tensor Cores (``gtx_16``: a GTX 16xx, Turing without them).
+
+    Examples:
+        >>> has_tensor_cores((6, 1), False), has_tensor_cores((7, 5), True), has_tensor_cores((8, 6), False)
+        (False, False, True)
+    """
+    return cc >= (7, 0) and not gtx_16
+
+
 class GpuKnown(str, Enum):
     """Whether the log's machine has an NVIDIA GPU, as the facts or the log itself say."""
 
@@ -120,34 +166,10 @@ def held_at_start(found: re.Match[str]) -> bool:
     return total > 0 and free / total < BUSY_FREE_FRACTION
 
 
-_WORD = re.compile(r"[a-z][a-z0-9_]+")
-
-
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-_STOP_WORDS = _word_set("a an and are as at be been by for from in is it its no not of on or the this to was were with")
-_COMMON_LOG_WORDS = _word_set(
-    "tensorflow tf gpu gpus cuda device devices version library libraries error errors failed fail could "
-    "cannot found find load loaded loading dynamic file so dll lib python module import importerror "
-    "internal status unknown warning"
-)
-"""Words nearly every TensorFlow GPU log holds: a bag of them alone would match any log."""
 SHORT_LOG_LINES = 3
 """A log this short is a pasted title or a single line: its words are read where no message matched as written."""
 MAX_WORD_READ_LINES = 8
 """Error lines only the fallback tier knew, kept for reading by words."""
-
-
-def content_words(text: str) -> frozenset[str]:
-    """The words of ``text`` that carry its meaning: lower case, without articles and particles.
-
-    Examples:
-        >>> sorted(content_words("No kernel image is available for execution on the device"))
-        ['available', 'device', 'execution', 'image', 'kernel']
-    """
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP_WORDS)
 
 
 @functools.lru_cache(maxsize=4)
@@ -165,46 +187,10 @@ def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str],
             continue
         for pattern in sig.patterns:
             for branch in _branches(pattern.pattern.removeprefix("(?i)")):
-                words = content_words(" ".join(_literal_runs(branch))) - _COMMON_LOG_WORDS
+                words = content_words(" ".join(_literal_runs(branch))) - COMMON_LOG_WORDS
                 if len(words) >= 3:
                     bags.append((words, index))
     return tuple(bags)
-
-
-_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+")
-"""A name only code prints: snake_case and UPPER_CASE (after lower-casing), camelCase, CamelCase. A library's
-name is not one: every problem of that library prints it."""
-_FUNCTION_WORDS = _word_set(
-    "also aren been both cannot could didn does doesn each from have into isn just many more most much must "
-    "only other over same should some such than that their them then there these they this those under very "
-    "wasn were what when where which while will with would your"
-)
-"""Words a pair of words is never made of: next to them, "available" in "are available" and "aren't available" reads the same."""
-_SETUP_WORDS = _COMMON_LOG_WORDS | _word_set(
-    "driver runtime toolkit environment variable path directory install installed memory process system machine"
-)
-"""What any setup's log or nvidia-smi table says ("Driver Version", "CUDA runtime"): a pair with one of them names no problem."""
-_CLAUSE = re.compile(r"[^a-z0-9_\s]+")
-"""Punctuation ends a clause: a pair of words is read inside one."""
-
-
-def terms(text: str) -> frozenset[str]:
-    """What names a message whatever the sentence around it: identifiers, and adjacent pairs of content words.
-
-    Examples:
-        >>> sorted(terms("CUDNN_STATUS_NOT_INITIALIZED in cudnnRNNForwardTraining: illegal instruction"))
-        ['cudnn_status_not_initialized', 'cudnnrnnforwardtraining', 'illegal instruction']
-    """
-    found = {m.group().lower() for m in _IDENTIFIER.finditer(text)}
-    found |= {m.group() for m in _IDENTIFIER.finditer(text.lower())}
-    for clause in _CLAUSE.split(text.lower()):
-        found |= {f"{a} {b}" for a, b in itertools.pairwise(clause.split()) if _pairable(a) and _pairable(b)}
-    return frozenset(found)
-
-
-def _pairable(word: str) -> bool:
-    """A word that names something in a pair: not a particle, a negation's stem, or a word of every setup's log."""
-    return word.isalpha() and len(word) > 3 and word not in _FUNCTION_WORDS and word not in _SETUP_WORDS
 
 
 @functools.lru_cache(maxsize=4)
@@ -230,6 +216,15 @@ def term_index(signatures: tuple[Signature, ...]) -> Mapping[str, int]:
     return MappingProxyType({term: index for term, index in named.items() if len(owners[term]) == 1})
 
 
+@functools.cache
+def _features_of(sig: Signature) -> frozenset[str]:
+    """What a signature's examples and required literals are compared by (as a paste is, by resemblance)."""
+    literal = " ".join(
+        run for p in sig.patterns for b in _branches(p.pattern.removeprefix("(?i)")) for run in _literal_runs(b)
+    )
+    return features(" ".join((*sig.examples, literal)))
+
+
 def _readable_by_words(sig: Signature) -> bool:
     return not (sig.benign or sig.fallback or sig.only_alone) and _unconditional(sig) and not _prints_its_groups(sig)
 
@@ -242,6 +237,8 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_container is not None
         or sig.when_gpu is not None
         or sig.when_gpu_held is not None
+        or sig.when_driver_differs is not None
+        or sig.when_tensor_cores is not None
         or sig.when_other_cuda
     )
 
@@ -288,12 +285,17 @@ class Signature:
     when_container: bool | None = None
     """Only inside (True) or outside (False) a container: the same missing libcuda is a driver
     to install on a host and a GPU runtime that was not asked for in a container."""
-    when_gpu: GpuKnown | None = None
-    """Only where the machine's GPU is known to be present, absent, or unknown: TF's GPU build says
-    it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
+    when_gpu: frozenset[GpuKnown] | None = None
+    """Only where the machine's GPU is known to be present, absent, or unknown (one of these): TF's
+    GPU build says it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
     when_gpu_held: bool | None = None
     """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
     mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
+    when_driver_differs: bool | None = None
+    """Only when the log shows (True) the driver library and the kernel module reporting different versions."""
+    when_tensor_cores: bool | None = None
+    """Only when the log's GPU is known to have (True) or to lack (False) Tensor Cores: mixed float16
+    speeds up only a GPU that has them (compute capability 7.0+, less the GTX 16 series)."""
     when_other_cuda: bool = False
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
@@ -424,6 +426,11 @@ def _keywords(entry: Mapping[str, Any]) -> list[list[tuple[str, bool]]] | None:
     return [[(str(k), False) for k in given] for _ in entry["patterns"]]
 
 
+def _gpu_states(given: str | list[str]) -> frozenset[GpuKnown]:
+    """``when.gpu``: one state ("present") or several (["absent", "unknown"])."""
+    return frozenset(GpuKnown(g) for g in ([given] if isinstance(given, str) else given))
+
+
 def _version(text: str | None) -> tuple[int, ...] | None:
     if not text:
         return None
@@ -483,8 +490,10 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 keywords=tuple(tuple(keys) for keys in keywords),
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
-                when_gpu=GpuKnown(when["gpu"]) if "gpu" in when else None,
+                when_gpu=_gpu_states(when["gpu"]) if "gpu" in when else None,
                 when_gpu_held=when.get("gpu_held"),
+                when_driver_differs=when.get("driver_differs"),
+                when_tensor_cores=when.get("tensor_cores"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
                 paste_patterns=tuple(re.compile(p) for p in entry.get("paste_patterns", [])),
             )
@@ -521,9 +530,8 @@ class Hit:
     first_line: int = 0
     quotes: list[tuple[int, str]] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)
-    by_words: bool = False
-    """Named from the words of one of the signature's messages, in another order or wording: the
-    line was not that message as written (a short paste, or an error line only the fallback knew)."""
+    reading: Reading = field(default_factory=lambda: Reading.AS_WRITTEN)
+    """How the problem was told from the log."""
 
 
 @dataclass(frozen=True)
@@ -543,6 +551,10 @@ class ScanContext:
     gpu_held: bool | None = None
     """Other processes held most of the GPU's memory when TF started: as the caller knows it, or
     (None) as the log's own device line shows it (less than half free; ScanResult's context)."""
+    driver_differs: bool | None = None
+    """The driver library (libcuda) and the kernel module report different versions (read from the log)."""
+    tensor_cores: bool | None = None
+    """Whether the log's GPU has Tensor Cores: from a compute capability TF printed, or a GPU model the log names."""
 
 
 @dataclass(frozen=True)
@@ -588,8 +600,14 @@ _PROGRESS = re.compile(
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
-    def __init__(self, signatures: Iterable[Signature] | None = None) -> None:
+    def __init__(self, signatures: Iterable[Signature] | None = None, resemblance: Resemblance | None = None) -> None:
+        """``signatures`` default to the packaged base, and with them ``resemblance`` to the packaged model.
+
+        A caller with its own signatures (an earlier commit's, a benchmark's fold) brings its own
+        model, or none: the model was learnt beside the packaged base.
+        """
         self.signatures = tuple(signatures if signatures is not None else load_signatures())
+        self.resemblance = resemblance if resemblance is not None or signatures is not None else load_resemblance()
         self._hits: dict[str, Hit] = {}
         self._also_seen: set[int] = set()
         self.lines = 0
@@ -598,6 +616,8 @@ class LogScanner:
         self.container_seen = False
         self.gpu_seen = False
         self.gpu_held_seen = False
+        self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
+        self.tensor_cores_seen: bool | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
@@ -690,11 +710,23 @@ class LogScanner:
         self._pending = []
 
     def _read_machine(self, block: str) -> None:
-        """What a block of lines says about the machine: a GPU shown, CUDA toolkits installed (searched per block, not per line)."""
+        """What a block of lines says about the machine (searched per block, not per line).
+
+        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
+        the compute capability TF printed (Tensor Cores), CUDA toolkits installed.
+        """
         if not self.gpu_seen:
-            self.gpu_seen = any(k in block for k in _GPU_EVIDENCE_KEYS)
+            shown = _STUB_LIBCUDA.sub("", block) if "cuInit" in block else block
+            self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
+        if "reported version is" in block:
+            for found in _DRIVER_REPORTED.finditer(block):
+                self.driver_reported.setdefault(found["side"], found["version"])
+        if self.tensor_cores_seen is None and any(k in block for k in _CAPABILITY_KEYS):
+            capability = _CAPABILITY.search(block)
+            if capability:
+                self.tensor_cores_seen = has_tensor_cores(_capability(capability), _GTX_16.search(block) is not None)
         if any(k in block for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
@@ -803,15 +835,24 @@ class LogScanner:
                 else GpuKnown.UNKNOWN
             ),
             gpu_held=ctx.gpu_held if ctx.gpu_held is not None else self.gpu_held_seen,
+            driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
+            tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
         if not specific:
             harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
-            by_words = self._read_words(harmless)
+            named = any(not h.signature.benign for h in kept)  # a symptom as written, or a line no signature names
+            by_words = self._read_words(harmless) or ([] if named else self._resemble(harmless))
+            by_words = [h for h in by_words if self._applies(h, effective)]
             kept.extend(by_words)
             specific = bool(by_words)
-        kept = [h for h in kept if not ((h.signature.only_alone or h.signature.fallback) and specific)]
+        kept = [
+            h
+            for h in kept
+            if h.reading is Reading.BY_RESEMBLANCE
+            or not ((h.signature.only_alone or h.signature.fallback) and specific)
+        ]
         kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
         # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
         # same line are one out-of-memory problem, told by its most specific signature.
@@ -854,11 +895,62 @@ class LogScanner:
                 matches = [self.signatures[i] for i in set(named) if named.count(i) == most]
             if matches:
                 sig = max(matches, key=lambda s: s.priority)
-                hit = found.setdefault(sig.id, Hit(sig, first_line=number, by_words=True))
+                hit = found.setdefault(sig.id, Hit(sig, first_line=number, reading=Reading.BY_WORDS))
                 hit.count += 1
                 if len(hit.quotes) < MAX_QUOTES:
                     hit.quotes.append((number, line.strip()))
         return list(found.values())
+
+    def _driver_differs(self) -> bool | None:
+        """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
+        libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
+        if libcuda is None or kernel is None:
+            return None
+        return _driver_release(libcuda) != _driver_release(kernel)
+
+    def _tensor_cores(self) -> bool | None:
+        """Tensor Cores as TF's device lines show them, else as the GPU model a short paste names has them."""
+        if self.tensor_cores_seen is not None or self.lines > SHORT_LOG_LINES:
+            return self.tensor_cores_seen
+        text = " ".join(line for _, line in self._first_lines)
+        model = gpu_model(text) if text else None
+        if model is None:
+            return None
+        return has_tensor_cores(parse_cc(model.compute_capability), _GTX_16.search(model.name) is not None)
+
+    def _resemble(self, harmless: set[int]) -> list[Hit]:
+        """The problem that a short paste resembles most in public reports, when it complains of one.
+
+        Asked only where nothing else named a problem: not a generic symptom as written, not the
+        fallback tier (a line TF printed that no signature knows is reported as such, with its
+        component's next step); a line a harmless signature explained is not read. The problem is told by the signature of its category
+        that prints no field of its own match (the paste filled none: a field left reads "?"), then
+        shares the most features with the paste, then is the generic one (``only_alone``).
+        """
+        if self.resemblance is None:
+            return []
+        if self.lines > SHORT_LOG_LINES:
+            return []
+        lines = [(n, t) for n, t in self._first_lines if n not in harmless]
+        text = "\n".join(t for _, t in lines)
+        if not lines or not COMPLAINT.search(text):
+            return []
+        likeness = self.resemblance.nearest(text)
+        if likeness is None:
+            return []
+        candidates = [s for s in self.signatures if s.category == likeness.category and not (s.benign or s.fallback)]
+        if not candidates:
+            return []
+        said = features(text)
+
+        def fit(sig: Signature) -> tuple[bool, int, bool, int]:
+            return (not _prints_its_groups(sig), len(said & _features_of(sig)), sig.only_alone, sig.priority)
+
+        sig = max(candidates, key=fit)
+        unknown = {name: "?" for pattern in sig.patterns for name in pattern.groupindex}
+        hit = Hit(sig, count=1, first_line=lines[0][0], groups=unknown, reading=Reading.BY_RESEMBLANCE)
+        hit.quotes.extend((n, t.strip()) for n, t in lines[:MAX_QUOTES])
+        return [hit]
 
     def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
         signature = hit.signature
@@ -870,9 +962,13 @@ class LogScanner:
             return False
         if signature.when_container is not None and bool(ctx.container) != signature.when_container:
             return False
-        if signature.when_gpu is not None and ctx.gpu is not signature.when_gpu:
+        if signature.when_gpu is not None and ctx.gpu not in signature.when_gpu:
             return False
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
+            return False
+        if signature.when_driver_differs is not None and bool(ctx.driver_differs) != signature.when_driver_differs:
+            return False
+        if signature.when_tensor_cores is not None and ctx.tensor_cores is not signature.when_tensor_cores:
             return False
         if signature.tf_min:
             version = _version(ctx.tf_version)

@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from tfgpu.model.findings import Severity
+
+
+class Reading(str, Enum):
+    """How a problem was told from a log, from the surest to the least sure."""
+
+    AS_WRITTEN = "as_written"
+    """A line is the signature's message as TF (or the driver, or a tool) prints it."""
+    BY_WORDS = "by_words"
+    """A line holds the words of one of the signature's messages, in another order or wording (a
+    short paste, or an error line only the fallback knew)."""
+    BY_RESEMBLANCE = "by_resemblance"
+    """No line is any signature's message: the paste resembles public reports of this problem most."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,8 @@ class Problem:
     sources: tuple[str, ...]
     count: int
     lines: tuple[QuotedLine, ...]
+    reading: Reading = Reading.AS_WRITTEN
+    """How it was told: a guess by resemblance is said so in the cause and here."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from tfgpu.model.codec import encode
 from tfgpu.model.documents import Document
-from tfgpu.model.explanation import Explanation, Problem
+from tfgpu.model.explanation import Explanation, Problem, Reading
 from tfgpu.report.envelope import command_document, render_document
 from tfgpu.report.marks import MARKS
 from tfgpu.report.text import styled
@@ -26,8 +26,10 @@ _PREFIX = re.compile(
 def _problem(console: Console, number: int, problem: Problem) -> None:
     mark = MARKS[problem.severity]
     times = f" ({problem.count} lines)" if problem.count > 1 else ""
+    guess = "perhaps: " if problem.reading is Reading.BY_RESEMBLANCE else ""
     console.print(
-        styled((f"{number}. {mark.glyph} ", mark.style), (problem.title, "bold"), (times, "dim")), soft_wrap=True
+        styled((f"{number}. {mark.glyph} ", mark.style), (guess, "italic"), (problem.title, "bold"), (times, "dim")),
+        soft_wrap=True,
     )
     for line in problem.lines:
         console.print(

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tfgpu.knowledge.resemblance import load_resemblance
 from tfgpu.knowledge.signatures import (
     BLOCK_LINES,
     LogScanner,
@@ -21,8 +22,9 @@ from tfgpu.knowledge.signatures import (
     load_signatures,
     render_template,
     term_index,
-    terms,
 )
+from tfgpu.knowledge.words import terms
+from tfgpu.model.explanation import Reading
 from tfgpu.model.findings import Severity
 
 SIGNATURES = load_signatures()
@@ -36,6 +38,8 @@ CONTEXT = {
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
+    "cuinit-stub-libcuda": ScanContext(no_gpu=False),
+    "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
 }
 
@@ -203,7 +207,7 @@ def test_keyword_prefilter_by_block_finds_what_every_pattern_on_every_line_finds
             scanner.feed(line)
         return [(h.signature.id, h.count, h.first_line, h.quotes, h.groups) for h in scanner.result().hits]
 
-    unfiltered = LogScanner(replace(s, keywords=()) for s in SIGNATURES)
+    unfiltered = LogScanner((replace(s, keywords=()) for s in SIGNATURES), load_resemblance())
     assert len(lines) > 3 * BLOCK_LINES
     assert hits(LogScanner()) == hits(unfiltered)
 
@@ -340,27 +344,27 @@ def test_out_of_memory_on_a_gpu_others_held_at_start_is_theirs():
 def test_a_short_paste_in_other_words_is_read_by_its_words():
     # the words of the launch-timeout message in another sentence, as a title or a summary puts them
     (hit,) = scan(["CUDA error: the launch was terminated because it timed out"]).hits
-    assert hit.signature.id == "launch-timeout-watchdog" and hit.by_words
+    assert hit.signature.id == "launch-timeout-watchdog" and hit.reading is Reading.BY_WORDS
 
 
 def test_words_are_not_read_where_a_message_matched_or_in_a_long_log():
     matched = scan(["CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated"]).hits
-    assert matched and not any(h.by_words for h in matched)
+    assert matched and all(h.reading is Reading.AS_WRITTEN for h in matched)
     # the same words on line 5 of a log are not a pasted title: nothing is read from them
     long_log = ["Epoch 1/3", "step 1", "step 2", "step 3", "kernel launch timed out and terminated"]
-    assert not any(h.by_words for h in scan(long_log).hits)
+    assert all(h.reading is Reading.AS_WRITTEN for h in scan(long_log).hits)
 
 
-def test_a_harmless_line_is_never_read_as_a_problem_by_its_words():
+def test_a_harmless_line_is_never_read_as_a_problem_by_its_words_or_by_resemblance():
     for signature in [s for s in SIGNATURES if s.benign]:
         hits = scan(signature.examples[:1], CONTEXT.get(signature.id)).hits
-        assert not [h.signature.id for h in hits if h.by_words], signature.id
+        assert not [h.signature.id for h in hits if h.reading is not Reading.AS_WRITTEN], signature.id
 
 
 def test_a_short_paste_is_read_by_a_term_only_one_problem_prints():
     # NCCL's shared-memory failure, named by its call in a sentence of the poster's own
     (hit,) = scan(["posix_fallocate failed inside my docker container"]).hits
-    assert hit.signature.id == "nccl-shared-memory-exhausted" and hit.by_words
+    assert hit.signature.id == "nccl-shared-memory-exhausted" and hit.reading is Reading.BY_WORDS
 
 
 def test_terms_are_identifiers_and_pairs_of_naming_words_not_a_setups_words_or_a_negation():
@@ -387,3 +391,22 @@ def test_a_term_names_a_problem_only_when_no_other_category_prints_it():
             if s.category != SIGNATURES[owner].category and any(term in terms(e) for e in s.examples)
         ]
         assert not others, (term, others)
+
+
+def test_driver_versions_the_log_reports_are_compared_not_read_as_words():
+    cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUDA_ERROR_NO_DEVICE"
+    libcuda = "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: 384.111.0"
+    differ = scan([cuinit, libcuda, "I cuda_diagnostics.cc:193] kernel reported version is: 384.90.0"])
+    assert differ.context.driver_differs and differ.hits[0].signature.id == "driver-reported-versions-differ"
+    same = scan([cuinit, libcuda, "I cuda_diagnostics.cc:193] kernel reported version is: 384.111"])
+    assert same.context.driver_differs is False and [h.signature.id for h in same.hits] == ["cuinit-no-device"]
+
+
+def test_tensor_cores_come_from_the_capability_tf_prints_or_the_gpu_a_paste_names():
+    device = "name: NVIDIA GeForce GTX 1660 Ti, pci bus id: 0000:01:00.0, compute capability: 7.5"
+    assert scan([*["Epoch 1/3"] * 4, device]).context.tensor_cores is False  # Turing without Tensor Cores
+    assert scan([*["Epoch 1/3"] * 4, "major: 8 minor: 6 memoryClockRate(GHz): 1.695"]).context.tensor_cores is True
+    said = scan(["mixed_float16 makes my Tesla P40 slower than float32"])
+    assert said.context.tensor_cores is False
+    assert said.hits[0].signature.id == "mixed-precision-said-no-tensor-cores"
+    assert not scan(["mixed_float16 is slow on my GeForce RTX 3090"]).hits

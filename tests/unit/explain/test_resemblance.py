@@ -1,0 +1,76 @@
+"""The resemblance tier: a paste in words no signature has is named by the public reports it is most like, and says so."""
+
+from __future__ import annotations
+
+import importlib
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from tfgpu.explain.explain import explain_lines
+from tfgpu.knowledge.resemblance import Resemblance, features, load_resemblance
+from tfgpu.knowledge.signatures import LogScanner, load_signatures
+from tfgpu.model.explanation import Reading
+from tfgpu.report.explanation import render_explanation_text
+
+ROOT = Path(__file__).parents[3]
+
+
+def scan(lines):
+    scanner = LogScanner()
+    for line in lines:
+        scanner.feed(line)
+    return scanner.result()
+
+
+def test_features_are_words_terms_and_libraries_without_their_versions():
+    found = features("Could not load libcublas.so.11 and cudart64_110.dll: CUBLAS_STATUS_NOT_INITIALIZED")
+    assert {"lib:libcublas", "lib:cudart", "term:cublas_status_not_initialized"} <= found
+    assert not [f for f in found if f.startswith("lib:") and any(ch.isdigit() for ch in f)]
+
+
+def test_a_model_names_the_problem_whose_reports_share_the_most_and_round_trips_through_its_document():
+    model = Resemblance.learn(
+        [
+            ("oom", "ResourceExhaustedError: OOM when allocating tensor, batch too large"),
+            ("oom", "ran out of GPU memory with a large batch"),
+            ("missing_cuda_library", "libcudnn.so.8 cannot open shared object file"),
+            ("missing_cuda_library", "libcublas.so.11 not found on LD_LIBRARY_PATH"),
+        ]
+    )
+    likeness = model.nearest("my large batch runs out of memory")
+    assert likeness is not None and likeness.category == "oom" and likeness.reports == 2 and likeness.margin > 0
+    assert model.nearest("libcudnn.so.8 refuses to open").category == "missing_cuda_library"
+    assert model.nearest("hello") is None  # shares fewer than two features with every report
+    assert Resemblance.from_document(model.to_document()) == model
+
+
+def test_a_paste_in_words_no_signature_has_is_named_by_resemblance_and_the_answer_says_so():
+    explanation = explain_lines(["tensorflow cannot find libcudnn.so.8 even though cuDNN is installed"])
+    (problem,) = explanation.problems
+    assert problem.category == "missing_cuda_library" and problem.reading is Reading.BY_RESEMBLANCE
+    assert "resemblance" in problem.cause and "{" not in problem.title
+    out = io.StringIO()
+    render_explanation_text(explanation, Console(file=out, width=200))
+    assert f"perhaps: {problem.title}" in out.getvalue()
+
+
+def test_without_a_complaint_or_where_a_message_matched_nothing_is_guessed():
+    assert not scan(["my RTX 3090 trains the model in ten minutes"]).hits
+    matched = scan(
+        ["E tensorflow/core/common_runtime/bfc_allocator.cc] OOM when allocating tensor with shape[64,3]"]
+    ).hits
+    assert matched and all(h.reading is Reading.AS_WRITTEN for h in matched)
+
+
+def test_a_scanner_with_its_own_signatures_brings_its_own_model():
+    assert LogScanner().resemblance is load_resemblance()
+    assert LogScanner(load_signatures()).resemblance is None
+
+
+def test_the_packaged_model_is_what_the_corpus_gives(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    build = importlib.import_module("build_resemblance")
+    assert build.PACKAGED.read_text() == build.document(), "run scripts/build_resemblance.py"
