@@ -571,20 +571,60 @@ _Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
 
 
 @dataclass(frozen=True)
+class _KeySet:
+    """Keywords to look for, those that hold a shorter one looked for only where it is."""
+
+    free: _Keyed
+    """Keywords that hold no shorter keyword of the set."""
+    guarded: tuple[tuple[str, _Keyed], ...]
+    """A free keyword, and the longer keywords that hold it: a text without it holds none of them."""
+
+    @classmethod
+    def of(cls, keyed: _Keyed) -> _KeySet:
+        keys = [key for key, _ in keyed]
+        free = tuple(entry for entry in keyed if not any(other != entry[0] and other in entry[0] for other in keys))
+        guards: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
+        for entry in keyed:
+            inside = [key for key, _ in free if key != entry[0] and key in entry[0]]
+            if inside:
+                guards.setdefault(max(inside, key=len), []).append(entry)
+        return cls(free, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
+
+    def held_in(self, text: str) -> _Keyed:
+        """The keywords ``text`` holds: one C-level ``str.__contains__`` per free keyword, no Python frame per keyword."""
+        held = _holding(self.free, text)
+        if held and self.guarded:
+            present = {key for key, _ in held}
+            for guard, entries in self.guarded:
+                if guard in present:
+                    held += _holding(entries, text)
+        return held
+
+
+@dataclass(frozen=True)
 class _Keywords:
     """Literal keyword -> the (signature index, pattern) that cannot match a line without it."""
 
-    sensitive: _Keyed
-    insensitive: _Keyed
+    sensitive: _KeySet
+    insensitive: _KeySet
     """Keywords in lower case, looked for in the lower-cased text."""
-    fallback: _Keyed
+    fallback: _KeySet
 
-    def held_in(self, text: str, low: str) -> _Keywords:
+    def held_in(self, text: str, low: str) -> _Held:
         """Only the keywords ``text`` holds (``low`` is it lower-cased): a line of it holds no other.
 
-        The hot loop of a long log: one C-level ``str.__contains__`` per keyword, no Python frame per keyword.
+        The hot loop of a long log.
         """
-        return _Keywords(_holding(self.sensitive, text), _holding(self.insensitive, low), _holding(self.fallback, text))
+        return _Held(self.sensitive.held_in(text), self.insensitive.held_in(low), self.fallback.held_in(text))
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The keywords a block (or a joined record) holds, by kind."""
+
+    sensitive: _Keyed
+    insensitive: _Keyed
+    fallback: _Keyed
 
 
 def _holding(keyed: _Keyed, text: str) -> _Keyed:
@@ -634,7 +674,11 @@ class LogScanner:
                         self._unfiltered.append((index, pattern))
                     else:
                         (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
-        self._keywords = _Keywords(tuple(sensitive.items()), tuple(insensitive.items()), tuple(fallback.items()))
+        self._keywords = _Keywords(
+            _KeySet.of(tuple(sensitive.items())),
+            _KeySet.of(tuple(insensitive.items())),
+            _KeySet.of(tuple(fallback.items())),
+        )
         self._also = tuple(
             (id(p), p, tuple(_compile(p.pattern)[1]))
             for p in {id(p): p for s in self.signatures for p in s.also}.values()
@@ -759,7 +803,7 @@ class LogScanner:
         self,
         number: int,
         line: str,
-        held: _Keywords,
+        held: _Held,
         also: list[tuple[int, re.Pattern[str]]],
         fallback: bool = True,
     ) -> bool:
@@ -790,7 +834,7 @@ class LogScanner:
             self._match_fallback(number, line, held)
         return False
 
-    def _match_fallback(self, number: int, line: str, held: _Keywords) -> None:
+    def _match_fallback(self, number: int, line: str, held: _Held) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
         found = [entry for key, entries in held.fallback if key in line for entry in entries]
         for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
