@@ -44,6 +44,7 @@ LATE_SETS = {
     "2026-12-04c": (345, 404),
     "2026-12-04d": (405, 466),
     "2026-12-04e": (467, 528),
+    "2026-12-04f": (529, 589),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
