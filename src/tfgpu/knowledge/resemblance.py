@@ -64,7 +64,7 @@ def features(text: str) -> frozenset[str]:
 
     Examples:
         >>> sorted(features("libcudnn.so.8 dont load"))
-        ['dont', 'lib:libcudnn']
+        ['dont', 'lib:libcudnn', 'libcudnn']
     """
     head = text[:TEXT_CHARS]
     found = {f"lib:{m.group(1).lower()}" for m in _LIBRARY.finditer(head)}

@@ -61,12 +61,12 @@ _LOG_RECORD = re.compile(
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
-    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)"
+    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
-library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y. nvidia-smi's "CUDA
-Version" is the driver's ceiling, not an install, and is not read."""
-_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit")
+library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y, a poster's "cuda 7.5
+installed". nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", " installed")
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _GPU_EVIDENCE_KEYS = (
     "failed call to cuInit",
@@ -862,8 +862,6 @@ class LogScanner:
     def result(self, context: ScanContext | None = None) -> ScanResult:
         """Hits whose conditions hold, ranked: problems before harmless lines, then priority, then position."""
         self._match_pending()
-        if self.lines <= SHORT_LOG_LINES:
-            self._match_paste()
         ctx = context or ScanContext()
         effective = ScanContext(
             os=ctx.os or ("windows" if self.windows_seen else None),
@@ -882,6 +880,8 @@ class LogScanner:
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
+        if self.lines <= SHORT_LOG_LINES:
+            self._match_paste(effective)
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
         if not specific:
@@ -897,6 +897,8 @@ class LogScanner:
             if h.reading is Reading.BY_RESEMBLANCE
             or not ((h.signature.only_alone or h.signature.fallback) and specific)
         ]
+        explained = {n for h in kept if not h.signature.benign for n, _ in h.quotes}
+        kept = [h for h in kept if not (h.signature.benign and all(n in explained for n, _ in h.quotes))]
         kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
         # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
         # same line are one out-of-memory problem, told by its most specific signature.
@@ -905,9 +907,20 @@ class LogScanner:
             distinct.setdefault(hit.signature.category, hit)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
-    def _match_paste(self) -> None:
-        """A short paste against the signatures' paste patterns (a line a message matched is not read again)."""
-        matched = {n for h in self._hits.values() if not h.signature.fallback for n, _ in h.quotes}
+    def _match_paste(self, ctx: ScanContext) -> None:
+        """A short paste against the signatures' paste patterns.
+
+        A line a problem's message matched as written is not read again, unless that message's
+        conditions do not hold here (TF's out-of-memory with other processes' memory at start, on a
+        paste that shows none); a line only a harmless message matched is (the poster's "TensorRT"
+        makes TensorRT's missing library a problem).
+        """
+        matched = {
+            n
+            for h in self._hits.values()
+            if not (h.signature.fallback or h.signature.benign) and self._applies(h, ctx)
+            for n, _ in h.quotes
+        }
         for number, line in self._first_lines:
             if number in matched:
                 continue

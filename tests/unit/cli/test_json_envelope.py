@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.fakes.cli import run_cli
 
+from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 from tfgpu.model.tune import Trial, TrialConfig, TrialOutcome, TuneReport, TuneResult
 from tfgpu.report.bench import render_bench_json
 from tfgpu.report.burn import render_burn_json
@@ -32,4 +33,5 @@ def test_doctor_explain_bench_burn_and_tune_share_the_envelope():
     }
     for command, doc in documents.items():
         assert envelope(doc) == ["schema_version", "tool", "command"], command
-        assert doc["command"] == command and doc["tool"] == "tfgpu" and doc["schema_version"] == 1
+        assert doc["command"] == command and doc["tool"] == "tfgpu"
+        assert doc["schema_version"] == SCHEMA_VERSIONS[Document(command)], command

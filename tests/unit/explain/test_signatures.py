@@ -39,6 +39,7 @@ CONTEXT = {
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
     "cuinit-stub-libcuda": ScanContext(no_gpu=False),
+    "nvidia-smi-missing-in-container": ScanContext(container=True),
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
 }
@@ -410,3 +411,27 @@ def test_tensor_cores_come_from_the_capability_tf_prints_or_the_gpu_a_paste_name
     assert said.context.tensor_cores is False
     assert said.hits[0].signature.id == "mixed-precision-said-no-tensor-cores"
     assert not scan(["mixed_float16 is slow on my GeForce RTX 3090"]).hits
+
+
+def test_a_paste_is_read_again_where_the_message_it_matched_does_not_hold_or_is_harmless():
+    # TF's out-of-memory "held at start" needs a start-up line showing the GPU full; a paste has none
+    (oom,) = scan(["after 17825 steps it says: ran out of memory trying to allocate 4.42GiB"]).hits
+    assert oom.signature.category == "oom" and not oom.signature.benign
+    # TensorRT's missing library is harmless, unless the poster says they use TF-TRT
+    (trt,) = scan(["Tensorflow TensorRT: Could not load dynamic library 'libnvinfer.so.5'"]).hits
+    assert trt.signature.id == "tensorrt-missing-said"
+    assert [h.signature.benign for h in scan(["Could not load dynamic library 'libnvinfer.so.7'"]).hits] == [True]
+
+
+def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for():
+    said = "tensorflow 1.4 with cuda 7.5 installed: importerror: libcudart.so.8.0: cannot open shared object file"
+    result = scan([said])
+    assert result.context.cuda_installed == ("7.5",)
+    assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+
+
+def test_nvidia_smi_missing_is_the_gpu_runtime_in_a_container_and_the_driver_on_a_host():
+    assert scan(["bash: nvidia-smi: command not found"], ScanContext(container=True)).hits[0].signature.id == (
+        "nvidia-smi-missing-in-container"
+    )
+    assert scan(["bash: nvidia-smi: command not found"]).hits[0].signature.id == "nvidia-smi-missing"
