@@ -45,6 +45,7 @@ LATE_SETS = {
     "2026-12-04d": (405, 466),
     "2026-12-04e": (467, 528),
     "2026-12-04f": (529, 589),
+    "2026-12-04g": (590, 649),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
