@@ -59,6 +59,11 @@ _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
+_INFO_RECORD = re.compile(
+    r"(?:^|[\s:.])I(?:\d{4} \d\d:\d\d:\d+\.\d+ +\d+ +| +(?:tensorflow|external|xla)/)\S*\.cc:\d+\]"
+)
+"""A record TensorFlow printed at INFO level (glog's "I tensorflow/...cc:NN]" or absl's "I0000 ... file.cc:NN]"),
+wherever a poster's paste puts it: TF's own word that the line reports, not complains."""
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b"
@@ -85,6 +90,12 @@ driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), its GPU devices (
 cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU count TensorFlow's install
 guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU run. Plain substrings,
 looked for in each block of lines at once."""
+
+
+_OTHER_GRAPHICS = re.compile(r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b")
+"""Graphics that are not NVIDIA's, named in a paste ("the GPU is Intel (R) UHD Graphics 620")."""
+_NVIDIA_KEYS = ("NVIDIA", "nvidia", "Nvidia", "GeForce", "Quadro", "Tesla", "TITAN", "Titan", "RTX", "GTX", "pciBusID")
+"""Text that names an NVIDIA GPU or TF's device line for one: with any of it, other graphics named beside are not the only GPU."""
 
 
 _STUB_LIBCUDA = re.compile(r"failed call to cuInit: (?:UNKNOWN ERROR \(34\)|CUDA_ERROR_STUB_LIBRARY)")
@@ -656,6 +667,8 @@ class LogScanner:
         self.container_seen = False
         self.gpu_seen = False
         self.gpu_held_seen = False
+        self.other_graphics_seen = False
+        self.nvidia_named = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
@@ -718,6 +731,8 @@ class LogScanner:
             self._first_lines.append((self.lines, line))
             self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
             self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
+            self.nvidia_named = self.nvidia_named or any(k in line for k in _NVIDIA_KEYS)
+            self.other_graphics_seen = self.other_graphics_seen or bool(_OTHER_GRAPHICS.search(line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -752,6 +767,10 @@ class LogScanner:
             matched = self._match_line(number, line, held, also)
             record = (number, line) if starts and not matched else None  # a record may go on in the next line
         self._pending = []
+
+    def _only_other_graphics(self) -> bool:
+        """A paste whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here."""
+        return self.lines <= SHORT_LOG_LINES and self.other_graphics_seen and not self.nvidia_named
 
     def _read_machine(self, block: str) -> None:
         """What a block of lines says about the machine (searched per block, not per line).
@@ -871,7 +890,7 @@ class LogScanner:
             no_gpu=ctx.no_gpu,
             gpu=(
                 GpuKnown.ABSENT
-                if ctx.no_gpu is True
+                if ctx.no_gpu is True or (ctx.no_gpu is None and self._only_other_graphics())
                 else GpuKnown.PRESENT
                 if ctx.no_gpu is False or self.gpu_seen
                 else GpuKnown.UNKNOWN
@@ -980,7 +999,7 @@ class LogScanner:
 
         Asked only where nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
-        component's next step); a line a harmless signature explained is not read. The problem is told by the signature of its category
+        component's next step); a line a harmless signature explained, or one TF printed at INFO level, is not read. The problem is told by the signature of its category
         that prints no field of its own match (the paste filled none: a field left reads "?"), then
         shares the most features with the paste, then is the generic one (``only_alone``).
         """
@@ -988,7 +1007,7 @@ class LogScanner:
             return []
         if self.lines > SHORT_LOG_LINES:
             return []
-        lines = [(n, t) for n, t in self._first_lines if n not in harmless]
+        lines = [(n, t) for n, t in self._first_lines if n not in harmless and not _INFO_RECORD.search(t)]
         text = "\n".join(t for _, t in lines)
         if not lines or not COMPLAINT.search(text):
             return []

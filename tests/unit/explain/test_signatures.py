@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tfgpu.knowledge.resemblance import load_resemblance
 from tfgpu.knowledge.signatures import (
     BLOCK_LINES,
+    GpuKnown,
     LogScanner,
     ScanContext,
     Signature,
@@ -42,6 +43,7 @@ CONTEXT = {
     "nvidia-smi-missing-in-container": ScanContext(container=True),
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
+    "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
 }
 
 
@@ -421,6 +423,24 @@ def test_a_paste_is_read_again_where_the_message_it_matched_does_not_hold_or_is_
     (trt,) = scan(["Tensorflow TensorRT: Could not load dynamic library 'libnvinfer.so.5'"]).hits
     assert trt.signature.id == "tensorrt-missing-said"
     assert [h.signature.benign for h in scan(["Could not load dynamic library 'libnvinfer.so.7'"]).hits] == [True]
+
+
+def test_graphics_of_another_maker_named_where_no_nvidia_gpu_is_mean_no_gpu_here():
+    cuinit = "tf-nightly-gpu 1.14.1 failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error"
+    intel = scan([cuinit, "the GPU is Intel (R) UHD Graphics 620, and the tf-nightly-gpu is installed."])
+    assert intel.context.gpu is GpuKnown.ABSENT
+    assert [(h.signature.id, h.signature.benign) for h in intel.hits] == [("cuinit-failed-other-graphics", True)]
+    # a laptop's Intel graphics beside the NVIDIA GPU TF names: the GPU is there
+    both = scan([cuinit, "Intel(R) UHD Graphics 630 and an NVIDIA GeForce GTX 1650"])
+    assert both.context.gpu is GpuKnown.PRESENT and both.hits[0].signature.id == "cuinit-unknown-error"
+
+
+def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
+    xla = (
+        "1. I tensorflow/compiler/jit/xla_cpu_device.cc:41] Not creating XLA devices, tf_xla_enable_xla_devices not set"
+    )
+    onednn = "2. I tensorflow/core/platform/cpu_feature_guard.cc:142] This TensorFlow binary is optimized with oneAPI"
+    assert not [h for h in scan([xla, onednn]).hits if not h.signature.benign]
 
 
 def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for():
