@@ -667,8 +667,6 @@ class LogScanner:
         self.container_seen = False
         self.gpu_seen = False
         self.gpu_held_seen = False
-        self.other_graphics_seen = False
-        self.nvidia_named = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
@@ -731,8 +729,6 @@ class LogScanner:
             self._first_lines.append((self.lines, line))
             self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
             self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
-            self.nvidia_named = self.nvidia_named or any(k in line for k in _NVIDIA_KEYS)
-            self.other_graphics_seen = self.other_graphics_seen or bool(_OTHER_GRAPHICS.search(line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -770,7 +766,12 @@ class LogScanner:
 
     def _only_other_graphics(self) -> bool:
         """A paste whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here."""
-        return self.lines <= SHORT_LOG_LINES and self.other_graphics_seen and not self.nvidia_named
+        if self.lines > SHORT_LOG_LINES:
+            return False
+        pasted = [line for _, line in self._first_lines]
+        return any(_OTHER_GRAPHICS.search(line) for line in pasted) and not any(
+            key in line for line in pasted for key in _NVIDIA_KEYS
+        )
 
     def _read_machine(self, block: str) -> None:
         """What a block of lines says about the machine (searched per block, not per line).
@@ -999,9 +1000,10 @@ class LogScanner:
 
         Asked only where nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
-        component's next step); a line a harmless signature explained, or one TF printed at INFO level, is not read. The problem is told by the signature of its category
-        that prints no field of its own match (the paste filled none: a field left reads "?"), then
-        shares the most features with the paste, then is the generic one (``only_alone``).
+        component's next step); a line a harmless signature explained, or one TF printed at INFO
+        level, is not read. The problem is told by the signature of its category that prints no
+        field of its own match (the paste filled none: a field left reads "?"), then shares the most
+        features with the paste, then is the generic one (``only_alone``).
         """
         if self.resemblance is None:
             return []
