@@ -29,11 +29,15 @@ def context_of(case: dict) -> ScanContext:
     os_name = "windows" if "Windows" in os_text and "WSL" not in os_text else ("linux" if os_text else None)
     version = re.search(r"\d+\.\d+", case.get("tf_version", ""))
     container = True if re.search(r"(?i)docker|container", os_text) else None
-    cuda = (
-        tuple(re.findall(r"CUDA (\d+(?:\.\d+)?)", os_text)) or None
-    )  # "CUDA 10.2 installed", as the doctor would know
+    # "CUDA 10.2, cuDNN 8.0.4" installed, as the doctor would know
+    cuda = tuple(re.findall(r"CUDA (\d+(?:\.\d+)?)", os_text)) or None
+    cudnn = tuple(re.findall(r"(?i)cuDNN (\d+(?:\.\d+)?)", os_text)) or None
     return ScanContext(
-        os=os_name, tf_version=version.group() if version else None, container=container, cuda_installed=cuda
+        os=os_name,
+        tf_version=version.group() if version else None,
+        container=container,
+        cuda_installed=cuda,
+        cudnn_installed=cudnn,
     )
 
 

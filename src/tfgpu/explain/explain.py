@@ -35,6 +35,7 @@ def context_of(facts: Facts | None) -> ScanContext:
         tf_version=tf.version if isinstance(tf, TensorFlowFacts) else None,
         container=container,
         cuda_installed=cuda_installed(facts),
+        cudnn_installed=cudnn_installed(facts),
         # A GPU here makes TF's "GPU will not be used" the problem; none here says nothing about a log from elsewhere.
         no_gpu=False if isinstance(gpus, tuple) and gpus else None,
     )
@@ -47,6 +48,19 @@ def cuda_installed(facts: Facts) -> tuple[str, ...] | None:
     cudart = facts.libraries.get("cudart")
     copies = (*(cudart.copies if cudart else ()), *facts.libraries.foreign_cudart)
     versions = {".".join(c.version.split(".")[:2]) for c in copies if isinstance(c.version, str) and c.version}
+    return tuple(sorted(versions)) or None
+
+
+def cudnn_installed(facts: Facts) -> tuple[str, ...] | None:
+    """The cuDNN versions found on the machine, when the libraries were read."""
+    if not isinstance(facts.libraries, LibraryFacts):
+        return None
+    cudnn = facts.libraries.get("cudnn")
+    versions = {
+        ".".join(c.version.split(".")[:2])
+        for c in (cudnn.copies if cudnn else ())
+        if isinstance(c.version, str) and c.version
+    }
     return tuple(sorted(versions)) or None
 
 

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import gpu_model
+from tfgpu.knowledge.compat import gpu_model, tf_release
 from tfgpu.knowledge.resemblance import COMPLAINT, Resemblance, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
@@ -73,6 +73,14 @@ library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y, a poste
 installed". nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", " installed")
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
+_CUDNN_INSTALLED = re.compile(
+    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*/\s*v?(\d+\.\d+)"
+    r"|install\w*\b[^\n]{0,80}?\bcudnn[ _-]?v?(\d{1,2}\.\d+)"
+    r"|Loaded cuDNN version (\d)(\d)\d\d\b"
+)
+"""A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2", a poster's
+"I installed ... cudnn6.0", TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
+needs cuDNN 7.6") is not read."""
 _GPU_EVIDENCE_KEYS = (
     "failed call to cuInit",
     "CUDA_ERROR_",
@@ -92,14 +100,48 @@ guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU ru
 looked for in each block of lines at once."""
 
 
-_OTHER_GRAPHICS = re.compile(r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b")
-"""Graphics that are not NVIDIA's, named in a paste ("the GPU is Intel (R) UHD Graphics 620")."""
+_OTHER_GRAPHICS = re.compile(
+    r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b|\bApple\s+(?:Silicon|M[1-5])\b|\bM[1-5](?:\s+(?:Pro|Max|Ultra))?\s+Mac"
+)
+"""Graphics that are not NVIDIA's, named in a paste ("the GPU is Intel (R) UHD Graphics 620", "my M1 MacBook")."""
 _NVIDIA_KEYS = ("NVIDIA", "nvidia", "Nvidia", "GeForce", "Quadro", "Tesla", "TITAN", "Titan", "RTX", "GTX", "pciBusID")
 """Text that names an NVIDIA GPU or TF's device line for one: with any of it, other graphics named beside are not the only GPU."""
+_NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
+"""A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
 
 
-_STUB_LIBCUDA = re.compile(r"failed call to cuInit: (?:UNKNOWN ERROR \(34\)|CUDA_ERROR_STUB_LIBRARY)")
-"""cuInit refused by the CUDA toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY, 34): the call shows no driver, so no GPU."""
+_NO_LIBCUDA = re.compile(
+    r"failed call to cuInit: (?:UNKNOWN ERROR \((?:34|303)\)|CUDA_ERROR_(?:STUB_LIBRARY|SHARED_OBJECT_INIT_FAILED))"
+)
+"""cuInit refused for want of a driver library: the CUDA toolkit's stub libcuda answered (CUDA_ERROR_STUB_LIBRARY,
+34), or none was loaded at all (TF's cuda_stub.cc answers every driver call with CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
+303, when libcuda.so.1 cannot be loaded). The call shows no driver, so no GPU."""
+_NO_DRIVER = re.compile(
+    r"Could not load dynamic library\s*['‘’\"]?(?:libcuda\.so|nvcuda\.dll)|libcuda\.so(?:\.1)?: cannot open shared object"
+    r"|Couldn't open CUDA library libcuda|failed to find libcuda\.so on this system|unable to find libcuda\.so DSO"
+    r"|kernel driver does not appear to be running on this host|/proc/driver/nvidia/version does not exist"
+    r"|failed call to cuInit: (?:UNKNOWN ERROR \(303\)|CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"
+)
+"""What TF's GPU build prints where no NVIDIA driver is installed: the driver library (libcuda, nvcuda.dll) not
+loadable, cuInit answered by TF's own stub for it, no kernel module (/proc/driver/nvidia). A CPU machine prints
+it at every start."""
+_NO_DRIVER_KEYS = ("libcuda", "nvcuda", "kernel driver", "nvidia/version", "cuInit")
+_TF_SAYS_NO_GPU = re.compile(
+    r"Could not find cuda drivers on your machine, GPU will not be used|if you do not have a GPU set up on your machine"
+)
+"""TF's own sentences about a missing GPU, which a paste may carry without their log prefix: not the poster's words."""
+_ASKS_ANYWHERE = re.compile(
+    r"(?i)LD_LIBRARY_PATH[:=]\s*\S*(?:cuda|nvidia)|nvidia-smi|--gpus\b|--runtime[= ]?nvidia|nvidia-docker"
+)
+"""Setup that only someone using an NVIDIA GPU makes: CUDA or NVIDIA libraries on the library path, nvidia-smi,
+docker's GPU flags."""
+_ASKS_IN_OWN_WORDS = re.compile(
+    r"(?im)^(?![ \t]*(?:\d{4}-\d\d-\d\d[ T]\d|[IWEF]\d{4} \d\d:|[IWEF] (?:tensorflow|external|xla)/))"
+    r"[^\n]*?(?<![\w/.\\])(?:gpus?|cuda|cudnn|nvidia|geforce|quadro|tesla|rtx|gtx|titan|nvcc)"
+)
+"""A GPU, CUDA or an NVIDIA model named on a line that is not a TF log record: the poster's words, a command
+(tensorflow-gpu), their code (list_physical_devices('GPU')). A library's file name (libcuda, libcudnn) or a path
+does not count: TF's own lines print those."""
 
 
 _DRIVER_REPORTED = re.compile(r"\b(?P<side>libcuda|kernel) reported version is:?\s*(?P<version>\d+\.\d+(?:\.\d+)?)")
@@ -145,9 +187,26 @@ class GpuKnown(str, Enum):
     PRESENT = "present"
     """The facts say so (``tfgpu run`` or ``explain --run`` on a GPU machine), or the log shows a driver or a GPU."""
     ABSENT = "absent"
-    """The log comes from this machine and it has no NVIDIA GPU."""
+    """The facts say this machine has no NVIDIA GPU, or the log does: it names only another maker's graphics,
+    or shows no NVIDIA driver (TF's GPU build could not load one) where nothing in it asks for a GPU."""
+    WANTED = "wanted"
+    """The log shows no GPU, but its writer wants one: they name a GPU, CUDA or an NVIDIA model in their own
+    words, or set up for one (CUDA on the library path, nvidia-smi, docker's GPU flags)."""
     UNKNOWN = "unknown"
-    """Neither: a log from elsewhere with no sign of a GPU."""
+    """None of these: a log from elsewhere with no sign of a GPU."""
+
+
+def asks_for_gpu(text: str) -> bool:
+    """Whether a paste's own words or setup ask for an NVIDIA GPU (TF's log records are not its words).
+
+    Examples:
+        >>> asks_for_gpu("tf 2.13, cuda 12.8 cudnn 9.7.1, v100. PyTorch works.")
+        True
+        >>> asks_for_gpu("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+        ...     "dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file")
+        False
+    """
+    return bool(_ASKS_ANYWHERE.search(text) or _ASKS_IN_OWN_WORDS.search(_TF_SAYS_NO_GPU.sub("", text)))
 
 
 _MEMORY_AT_START = re.compile(
@@ -311,6 +370,12 @@ class Signature:
     """Only when the CUDA versions installed are known and none provides the version the
     pattern's ``want`` group names: a missing runtime of one version beside another is the wrong
     CUDA installed, not a library to put on the path."""
+    when_other_cudnn: bool = False
+    """Only when the cuDNN versions installed are known and none has the major the pattern's ``want``
+    group names: TF asking for libcudnn.so.7 beside a cuDNN 8 is the wrong cuDNN, not a path to fix."""
+    when_tf_cuda_differs: bool = False
+    """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
+    the CUDA that release was built for (TensorFlow's tested build configurations)."""
     paste_patterns: tuple[re.Pattern[str], ...] = ()
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
@@ -506,6 +571,8 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_driver_differs=when.get("driver_differs"),
                 when_tensor_cores=when.get("tensor_cores"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
+                when_other_cudnn=bool(when.get("other_cudnn", False)),
+                when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
                 paste_patterns=tuple(re.compile(p) for p in entry.get("paste_patterns", [])),
             )
         )
@@ -554,6 +621,8 @@ class ScanContext:
     container: bool | None = None
     cuda_installed: tuple[str, ...] | None = None
     """CUDA versions installed on the machine ("10.2", "12"), when known."""
+    cudnn_installed: tuple[str, ...] | None = None
+    """cuDNN versions installed on the machine ("8.0", "9.3"), when known."""
     no_gpu: bool | None = None
     """True when the log comes from this machine and it has no NVIDIA GPU, False when it has one
     (``tfgpu run``, ``explain --run``); None for a log from elsewhere."""
@@ -666,10 +735,13 @@ class LogScanner:
         self.windows_seen = False
         self.container_seen = False
         self.gpu_seen = False
+        self.no_driver_seen = False
+        self.gpu_wanted = False
         self.gpu_held_seen = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
+        self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
         self.tf_version: str | None = None
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
@@ -746,8 +818,8 @@ class LogScanner:
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
-        self._read_machine(block)
         low = block.lower()
+        self._read_machine(block, low, first=self._pending[0][0] == 1)
         held = self._keywords.held_in(block, low)
         also = [
             (key, pattern)
@@ -768,20 +840,26 @@ class LogScanner:
         """A paste whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here."""
         if self.lines > SHORT_LOG_LINES:
             return False
-        pasted = [line for _, line in self._first_lines]
+        pasted = [_NOT_NVIDIA.sub("", line) for _, line in self._first_lines]
         return any(_OTHER_GRAPHICS.search(line) for line in pasted) and not any(
             key in line for line in pasted for key in _NVIDIA_KEYS
         )
 
-    def _read_machine(self, block: str) -> None:
+    def _read_machine(self, block: str, low: str, first: bool) -> None:
         """What a block of lines says about the machine (searched per block, not per line).
 
-        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
-        the compute capability TF printed (Tensor Cores), CUDA toolkits installed.
+        A GPU shown, no driver shown, its memory held by others at start, the driver versions TF's
+        diagnostics read, the compute capability TF printed (Tensor Cores), CUDA and cuDNN installed;
+        and, in the ``first`` block only, whether the writer asks for a GPU: a poster's words come
+        before what they paste, and a long log's own lines say whether a GPU was there.
         """
         if not self.gpu_seen:
-            shown = _STUB_LIBCUDA.sub("", block) if "cuInit" in block else block
+            shown = _NO_LIBCUDA.sub("", block) if "cuInit" in block else block
             self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
+        if not self.no_driver_seen and any(k in block for k in _NO_DRIVER_KEYS):
+            self.no_driver_seen = _NO_DRIVER.search(block) is not None
+        if first and not self.gpu_seen:
+            self.gpu_wanted = asks_for_gpu(block)
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
         if "reported version is" in block:
@@ -794,6 +872,10 @@ class LogScanner:
         if any(k in block for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
+        if "cudnn" in low:
+            for found in _CUDNN_INSTALLED.finditer(block):
+                template, said, major, minor = found.groups()
+                self.cudnn_seen.setdefault(template or said or f"{major}.{minor}", None)
 
     def _match_joined(self, record: tuple[int, str], line: str) -> bool:
         """A log record a post or a terminal broke in two: the record's line joined with its continuation.
@@ -888,14 +970,9 @@ class LogScanner:
             tf_version=ctx.tf_version or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
+            cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),
             no_gpu=ctx.no_gpu,
-            gpu=(
-                GpuKnown.ABSENT
-                if ctx.no_gpu is True or (ctx.no_gpu is None and self._only_other_graphics())
-                else GpuKnown.PRESENT
-                if ctx.no_gpu is False or self.gpu_seen
-                else GpuKnown.UNKNOWN
-            ),
+            gpu=self._gpu_known(ctx.no_gpu),
             gpu_held=ctx.gpu_held if ctx.gpu_held is not None else self.gpu_held_seen,
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
@@ -907,7 +984,7 @@ class LogScanner:
         if not specific:
             harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
             named = any(not h.signature.benign for h in kept)  # a symptom as written, or a line no signature names
-            by_words = self._read_words(harmless) or ([] if named else self._resemble(harmless))
+            by_words = self._read_words(harmless) or ([] if named else self._resemble(harmless, effective))
             by_words = [h for h in by_words if self._applies(h, effective)]
             kept.extend(by_words)
             specific = bool(by_words)
@@ -925,6 +1002,8 @@ class LogScanner:
         distinct: dict[str, Hit] = {}
         for hit in kept:
             distinct.setdefault(hit.signature.category, hit)
+        for hit in distinct.values():
+            _tell_versions(hit, effective)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
     def _match_paste(self, ctx: ScanContext) -> None:
@@ -978,6 +1057,18 @@ class LogScanner:
                     hit.quotes.append((number, line.strip()))
         return list(found.values())
 
+    def _gpu_known(self, no_gpu: bool | None) -> GpuKnown:
+        """The machine's GPU as the facts (``no_gpu``) say, else as the log shows it or its writer asks for one."""
+        if no_gpu is not None:
+            return GpuKnown.ABSENT if no_gpu else GpuKnown.PRESENT
+        if self._only_other_graphics():
+            return GpuKnown.ABSENT
+        if self.gpu_seen:
+            return GpuKnown.PRESENT
+        if self.gpu_wanted:
+            return GpuKnown.WANTED
+        return GpuKnown.ABSENT if self.no_driver_seen else GpuKnown.UNKNOWN
+
     def _driver_differs(self) -> bool | None:
         """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
         libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
@@ -995,13 +1086,14 @@ class LogScanner:
             return None
         return has_tensor_cores(parse_cc(model.compute_capability), _GTX_16.search(model.name) is not None)
 
-    def _resemble(self, harmless: set[int]) -> list[Hit]:
+    def _resemble(self, harmless: set[int], ctx: ScanContext) -> list[Hit]:
         """The problem that a short paste resembles most in public reports, when it complains of one.
 
         Asked only where nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
         component's next step); a line a harmless signature explained, or one TF printed at INFO
-        level, is not read. The problem is told by the signature of its category that prints no
+        level, is not read. The problem is told by the signature of its category that applies here
+        (the machine's GPU, OS, container as known) and prints no
         field of its own match (the paste filled none: a field left reads "?"), then shares the most
         features with the paste, then is the generic one (``only_alone``).
         """
@@ -1016,7 +1108,11 @@ class LogScanner:
         likeness = self.resemblance.nearest(text)
         if likeness is None:
             return []
-        candidates = [s for s in self.signatures if s.category == likeness.category and not (s.benign or s.fallback)]
+        candidates = [
+            s
+            for s in self.signatures
+            if s.category == likeness.category and not (s.benign or s.fallback) and self._applies(Hit(s), ctx)
+        ]
         if not candidates:
             return []
         said = features(text)
@@ -1033,6 +1129,10 @@ class LogScanner:
     def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
         signature = hit.signature
         if signature.when_other_cuda and not other_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+            return False
+        if signature.when_other_cudnn and not other_major(hit.groups.get("want", ""), ctx.cudnn_installed):
+            return False
+        if signature.when_tf_cuda_differs and not other_cuda(built_cuda(ctx) or "", ctx.cuda_installed):
             return False
         if any(id(p) not in self._also_seen for p in signature.also):
             return False
@@ -1088,6 +1188,47 @@ def other_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
         return int(wanted[0]) >= 11 or len(wanted) < 2 or len(have) < 2 or wanted[1] == have[1]
 
     return not any(provides(v) for v in installed)
+
+
+def told_fields(signature: Signature) -> frozenset[str]:
+    """The fields of a signature's texts that the machine's known versions fill, not its own match."""
+    told: frozenset[str] = frozenset()
+    if signature.when_tf_cuda_differs:
+        told |= {"tf", "built", "installed"}
+    if signature.when_other_cudnn:
+        told |= {"installed"}
+    return told
+
+
+def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
+    """Fill a version comparison's fields (``told_fields``) from what is known of the machine.
+
+    The log's own lines name only what TF asked for; the TF release, the CUDA it was built for and
+    the CUDA or cuDNN installed come from the facts or the rest of the log.
+    """
+    signature = hit.signature
+    if signature.when_tf_cuda_differs and ctx.tf_version and ctx.cuda_installed:
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("built", built_cuda(ctx) or "?")
+        hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
+    if signature.when_other_cudnn and ctx.cudnn_installed:
+        hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
+
+
+def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
+    """True when the versions installed are known and none has the major ``want`` names (cuDNN's sonames carry it alone)."""
+    if not want or not installed:
+        return False
+    return not any(version.split(".")[0] == want for version in installed)
+
+
+def built_cuda(ctx: ScanContext) -> str | None:
+    """The CUDA the log's TF release was built for (tested build configurations, Windows' own before TF 2.11)."""
+    if not ctx.tf_version:
+        return None
+    release = tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
+    version = re.match(r"\d+(?:\.\d+)?", release.cuda) if release else None  # "10.1 (cudart64_101.dll)"
+    return version.group() if version else None
 
 
 def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:

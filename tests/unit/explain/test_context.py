@@ -1,10 +1,10 @@
-"""The machine context explain takes from the doctor's facts: the CUDA versions installed."""
+"""The machine context explain takes from the doctor's facts: the CUDA and cuDNN versions installed."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tfgpu.explain.explain import cuda_installed
+from tfgpu.explain.explain import cuda_installed, cudnn_installed
 from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
 
@@ -28,3 +28,23 @@ def test_cuda_installed_reads_tfs_runtime_and_the_other_majors_on_the_path():
     )
     assert cuda_installed(SimpleNamespace(libraries=libraries)) == ("11.8", "12.5")
     assert cuda_installed(SimpleNamespace(libraries=Unavailable("not read", "test"))) is None
+
+
+def test_cudnn_installed_reads_the_copies_the_doctor_found():
+    libraries = LibraryFacts(
+        cuda_major="12",
+        libraries=(
+            CudaLibrary(
+                name="cudnn",
+                soname="libcudnn.so.9",
+                required=True,
+                copies=(
+                    LibraryCopy("/venv/nvidia/cudnn/lib/libcudnn.so.9", "runpath", "9.3.0"),
+                    LibraryCopy("/usr/lib/x86_64-linux-gnu/libcudnn.so.8", "ld_cache", "8.9.7"),
+                ),
+            ),
+        ),
+        search_order=(),
+    )
+    assert cudnn_installed(SimpleNamespace(libraries=libraries)) == ("8.9", "9.3")
+    assert cudnn_installed(SimpleNamespace(libraries=Unavailable("not read", "test"))) is None

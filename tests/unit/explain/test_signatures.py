@@ -23,6 +23,7 @@ from tfgpu.knowledge.signatures import (
     load_signatures,
     render_template,
     term_index,
+    told_fields,
 )
 from tfgpu.knowledge.words import terms
 from tfgpu.model.explanation import Reading
@@ -32,12 +33,18 @@ SIGNATURES = load_signatures()
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
 CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
-    "libcuda-missing-in-container": ScanContext(container=True),
+    "libcuda-not-loaded": ScanContext(no_gpu=False),  # alone, TF's line is what a CPU machine prints too
+    "kernel-driver-not-running": ScanContext(no_gpu=False),
+    "libcuda-missing-in-container": ScanContext(container=True, no_gpu=False),
+    "libcuda-import-failed-in-container": ScanContext(container=True),
+    "windows-pywrap-module-not-found": ScanContext(os="windows"),
     "gpu-not-used-in-container": ScanContext(container=True),
     "mirrored-strategy-windows": ScanContext(os="windows"),
     "device-node-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
+    "tf-built-for-another-cuda": ScanContext(tf_version="2.1", cuda_installed=("10.2",)),  # TF 2.1 is built for 10.1
+    "cudnn-of-another-major": ScanContext(cudnn_installed=("8.0",)),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
     "cuinit-stub-libcuda": ScanContext(no_gpu=False),
     "nvidia-smi-missing-in-container": ScanContext(container=True),
@@ -250,11 +257,85 @@ def test_no_cuda_is_a_problem_only_where_a_gpu_is_known_or_shown():
     assert verdict([line], ScanContext(no_gpu=True)) == [("cpu-machine-no-cuda", True)]
     assert verdict([line], ScanContext(no_gpu=False)) == [("cudart-stub-no-cuda-runtime", False)]
     for shown in (
-        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: UNKNOWN ERROR (303)",
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: CUDA_ERROR_NO_DEVICE",
         "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
         "Num GPUs Available:  0",
     ):
         assert ("cudart-stub-no-cuda-runtime", False) in verdict([line, shown]), shown
+    # no driver library either (TF's stand-in answers cuInit with 303): a CPU machine, unless its user asks for a GPU
+    no_driver = (
+        "E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: UNKNOWN ERROR (303)"
+    )
+    assert not [i for i, benign in verdict([line, no_driver]) if not benign]
+    asked = "My RTX 3060 is not used by tensorflow 2.15"
+    assert ("cudart-stub-no-cuda-runtime", False) in verdict([asked, line, no_driver])
+    assert scan([asked, line, no_driver]).context.gpu is GpuKnown.WANTED
+
+
+def test_no_driver_at_all_is_a_cpu_run_unless_the_log_asks_for_a_gpu_or_the_program_cannot_start():
+    """TF's GPU build says at every start that it found no driver; a CPU machine's log is nothing more (issue 28)."""
+    no_driver = [
+        "2021-08-24 10:35:40.494823: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+        "dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or "
+        "directory; LD_LIBRARY_PATH: /usr/local/lib",
+        "2021-08-24 10:35:40.494843: W tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: "
+        "UNKNOWN ERROR (303)",
+        "2021-08-24 10:35:40.494856: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not "
+        "appear to be running on this host (CS424460): /proc/driver/nvidia/version does not exist",
+    ]
+    cpu_run = scan(no_driver)
+    assert cpu_run.context.gpu is GpuKnown.ABSENT
+    assert [(h.signature.id, h.signature.benign) for h in cpu_run.hits] == [("no-nvidia-driver-cpu-run", True)]
+    # the same lines where the writer set up CUDA, or the facts say a GPU is here: the driver is the problem
+    asked = scan(["export LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64", *no_driver])
+    assert asked.context.gpu is GpuKnown.WANTED and asked.hits[0].signature.id == "kernel-driver-not-running"
+    assert scan(no_driver, ScanContext(no_gpu=False)).hits[0].signature.category == "driver_not_loaded"
+    # a build that links libcuda does not start without it: a problem whatever the machine
+    fatal = scan(["ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"])
+    assert [h.signature.id for h in fatal.hits if not h.signature.benign] == ["libcuda-import-failed"]
+
+
+def test_a_question_about_another_makers_graphics_is_answered_as_a_cpu_machine():
+    for paste in (
+        "Hi, is it possible to use DeepLabCut with a non NVIDIA GPU? (we are currently using Intel (r) UHD Graphics 630)",
+        "I installed tf2.4 for mac on my M1 MacBook and got [PhysicalDevice(name='/physical_device:CPU:0', "
+        "device_type='CPU')]. Why is there no GPU device?",
+    ):
+        result = scan([paste])
+        assert result.context.gpu is GpuKnown.ABSENT, paste
+        assert [(h.signature.id, h.signature.benign) for h in result.hits] == [("gpu-asked-other-graphics", True)]
+    assert scan(["My GeForce GTX 1080 is not detected, the laptop also has Intel UHD Graphics 630"]).context.gpu is (
+        GpuKnown.WANTED
+    )
+
+
+def test_the_cuda_and_cudnn_a_release_was_built_for_are_compared_with_those_installed():
+    """TF lists the CPU alone: with the release and the CUDA installed known, the difference is the cause."""
+    listing = "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
+    facts = ScanContext(tf_version="2.1", cuda_installed=("10.2",))  # TF 2.1 is built for CUDA 10.1
+    (hit,) = [h for h in scan([listing], facts).hits if not h.signature.benign]
+    assert hit.signature.id == "tf-built-for-another-cuda"
+    assert (hit.groups["tf"], hit.groups["built"], hit.groups["installed"]) == ("2.1", "10.1", "10.2")
+    same = ScanContext(tf_version="2.1", cuda_installed=("10.1",))
+    assert "tf-built-for-another-cuda" not in {h.signature.id for h in scan([listing], same).hits}
+    # Windows' table names the DLL beside the version
+    windows = ScanContext(os="windows", tf_version="2.3", cuda_installed=("11.2",))
+    assert scan([listing], windows).hits[0].groups["built"] == "10.1"
+    # a cuDNN the poster installed, and the major TF's loader looks for
+    paste = [
+        "First I installed tensorflow1.4 and cuda8.0.6 and cudnn6.0. Then LD_DEBUG=libs shows:",
+        "      9088:	  trying file=/usr/lib/x86_64-linux-gnu/libcudnn.so.5",
+    ]
+    result = scan(paste)
+    assert result.context.cudnn_installed == ("6.0",)
+    assert result.hits[0].signature.id == "cudnn-of-another-major"
+    assert (result.hits[0].groups["want"], result.hits[0].groups["installed"]) == ("5", "6.0")
+    # the issue template's "CUDA/cuDNN version" field, and TF's own line, are read too; a version only named is not
+    assert scan(["CUDA/cuDNN version: 10.1/8.0.2.39"]).context.cudnn_installed == ("8.0",)
+    assert scan(
+        ["I tensorflow/stream_executor/cuda/cuda_dnn.cc:384] Loaded cuDNN version 8907"]
+    ).context.cudnn_installed == ("8.9",)
+    assert scan(["TF 2.3 needs cuDNN 7.6"]).context.cudnn_installed is None
 
 
 def test_a_log_explained_on_a_gpu_machine_reads_no_cuda_as_the_problem(tmp_path):
@@ -318,12 +399,16 @@ def test_every_pattern_fills_every_field_its_signature_prints(signature: Signatu
     """A pattern without a group the title, cause or fix names would print a raw '{cc}' to the user."""
     import string
 
-    fields = {
-        name
-        for text in (signature.title, signature.cause, signature.fix)
-        for _, name, _, _ in string.Formatter().parse(text)
-        if name
-    } - FACT_FIELDS
+    fields = (
+        {
+            name
+            for text in (signature.title, signature.cause, signature.fix)
+            for _, name, _, _ in string.Formatter().parse(text)
+            if name
+        }
+        - FACT_FIELDS
+        - told_fields(signature)
+    )
     for pattern in signature.patterns:
         assert fields <= set(pattern.groupindex), (signature.id, pattern.pattern, fields - set(pattern.groupindex))
 
