@@ -848,18 +848,15 @@ class LogScanner:
     def _read_machine(self, block: str, low: str, first: bool) -> None:
         """What a block of lines says about the machine (searched per block, not per line).
 
-        A GPU shown, no driver shown, its memory held by others at start, the driver versions TF's
-        diagnostics read, the compute capability TF printed (Tensor Cores), CUDA and cuDNN installed;
-        and, in the ``first`` block only, whether the writer asks for a GPU: a poster's words come
-        before what they paste, and a long log's own lines say whether a GPU was there.
+        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
+        the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
+        only, what TF's setup and a poster's words say (``_read_start``).
         """
         if not self.gpu_seen:
             shown = _NO_LIBCUDA.sub("", block) if "cuInit" in block else block
             self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
-        if not self.no_driver_seen and any(k in block for k in _NO_DRIVER_KEYS):
-            self.no_driver_seen = _NO_DRIVER.search(block) is not None
-        if first and not self.gpu_seen:
-            self.gpu_wanted = asks_for_gpu(block)
+        if first:
+            self._read_start(block, low)
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
         if "reported version is" in block:
@@ -872,10 +869,20 @@ class LogScanner:
         if any(k in block for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
+
+    def _read_start(self, block: str, low: str) -> None:
+        """What the first block of a log says: TF finding no driver, the cuDNN installed, a writer asking for a GPU.
+
+        TF looks for the driver and loads cuDNN as it sets up, and a poster's words come before what
+        they paste; a long log's later blocks are training, so these searches cost nothing there.
+        """
+        if any(k in block for k in _NO_DRIVER_KEYS):
+            self.no_driver_seen = _NO_DRIVER.search(block) is not None
         if "cudnn" in low:
             for found in _CUDNN_INSTALLED.finditer(block):
                 template, said, major, minor = found.groups()
                 self.cudnn_seen.setdefault(template or said or f"{major}.{minor}", None)
+        self.gpu_wanted = not self.gpu_seen and asks_for_gpu(block)
 
     def _match_joined(self, record: tuple[int, str], line: str) -> bool:
         """A log record a post or a terminal broke in two: the record's line joined with its continuation.

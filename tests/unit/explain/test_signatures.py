@@ -33,6 +33,7 @@ SIGNATURES = load_signatures()
 CORPUS = Path(__file__).parents[4] / "shared" / "data" / "errors" / "corpus.jsonl"
 CONTEXT = {
     "windows-native-no-gpu": ScanContext(os="windows", tf_version="2.12"),
+    "windows-native-wddm-no-gpu": ScanContext(os="windows", tf_version="2.17"),
     "libcuda-not-loaded": ScanContext(no_gpu=False),  # alone, TF's line is what a CPU machine prints too
     "kernel-driver-not-running": ScanContext(no_gpu=False),
     "libcuda-missing-in-container": ScanContext(container=True, no_gpu=False),
