@@ -238,6 +238,8 @@ def held_at_start(found: re.Match[str]) -> bool:
 
 SHORT_LOG_LINES = 3
 """A log this short is a pasted title or a single line: its words are read where no message matched as written."""
+SAID_LINES = 64
+"""The head of a longer log, where a report's own words are read for the signatures that allow it (``said_in_post``)."""
 MAX_WORD_READ_LINES = 8
 """Error lines only the fallback tier knew, kept for reading by words."""
 
@@ -380,6 +382,10 @@ class Signature:
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
     where TF's own lines say more and such loose patterns would cost every block a search."""
+    said_in_post: bool = False
+    """The paste patterns are read on a longer log's head too, on the lines that are not TF's log
+    records (SAID_LINES): a report's template and the words before what it pastes. Set where the
+    when-conditions already show the cause from the machine's facts, so the words only confirm it."""
 
 
 @dataclass(frozen=True)
@@ -531,12 +537,26 @@ def load_signatures() -> tuple[Signature, ...]:
     return parse_signatures(_document())
 
 
+def _phrase(pattern: str, phrases: Mapping[str, str]) -> str:
+    """A paste pattern as written, or the shared ``[phrase]`` its ``@name`` names (several signatures read the same words).
+
+    Raises:
+        ValueError: the name is not a phrase of the document.
+    """
+    if not pattern.startswith("@"):
+        return pattern
+    if pattern[1:] not in phrases:
+        raise ValueError(f"unknown phrase {pattern!r}")
+    return phrases[pattern[1:]]
+
+
 def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
     """The signatures of a parsed signatures.toml (the packaged one, or an earlier commit's for a benchmark).
 
     Raises:
         ValueError: the document is malformed.
     """
+    phrases = document.get("phrase", {})
     out = []
     for entry in document["signature"]:
         compiled = [_compile(p) for p in entry.get("patterns", [])]
@@ -573,7 +593,8 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_other_cuda=bool(when.get("other_cuda", False)),
                 when_other_cudnn=bool(when.get("other_cudnn", False)),
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
-                paste_patterns=tuple(re.compile(p) for p in entry.get("paste_patterns", [])),
+                paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
+                said_in_post=bool(entry.get("said_in_post", False)),
             )
         )
     ids = [s.id for s in out]
@@ -770,7 +791,9 @@ class LogScanner:
         self._bags = _word_bags(self.signatures)
         self._terms = term_index(self.signatures)
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
+        self._said = tuple(sig for sig in self._paste if sig.said_in_post)
         self._first_lines: list[tuple[int, str]] = []
+        self._said_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
 
     def feed(self, raw: str) -> None:
@@ -799,6 +822,8 @@ class LogScanner:
             line = strip_ansi(line)
         if self.lines <= SHORT_LOG_LINES and line.strip():
             self._first_lines.append((self.lines, line))
+        if self.lines <= SAID_LINES and line.strip() and not _starts_record(line):
+            self._said_lines.append((self.lines, line))
             self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
             self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
@@ -985,7 +1010,14 @@ class LogScanner:
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
         if self.lines <= SHORT_LOG_LINES:
-            self._match_paste(effective)
+            self._match_paste(effective, self._first_lines, self._paste)
+        elif not any(
+            not (h.signature.benign or h.signature.fallback) and self._applies(h, effective)
+            for h in self._hits.values()
+        ):
+            self._match_paste(
+                effective, self._said_lines, self._said
+            )  # the words confirm a cause; TF's own lines come first
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
         if not specific:
@@ -1013,8 +1045,8 @@ class LogScanner:
             _tell_versions(hit, effective)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
-    def _match_paste(self, ctx: ScanContext) -> None:
-        """A short paste against the signatures' paste patterns.
+    def _match_paste(self, ctx: ScanContext, lines: list[tuple[int, str]], signatures: tuple[Signature, ...]) -> None:
+        """A short paste, or a longer log's own words (``said_in_post``), against the signatures' paste patterns.
 
         A line a problem's message matched as written is not read again, unless that message's
         conditions do not hold here (TF's out-of-memory with other processes' memory at start, on a
@@ -1027,10 +1059,10 @@ class LogScanner:
             if not (h.signature.fallback or h.signature.benign) and self._applies(h, ctx)
             for n, _ in h.quotes
         }
-        for number, line in self._first_lines:
+        for number, line in lines:
             if number in matched:
                 continue
-            for sig in self._paste:
+            for sig in signatures:
                 found = next((m for p in sig.paste_patterns if (m := p.search(line))), None)
                 if found:
                     self._record(sig, found, line, number)

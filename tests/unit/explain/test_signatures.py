@@ -83,6 +83,7 @@ def _also_line(signature: Signature) -> str:
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
         "gpu-list-empty": ">>> print(tf.config.list_physical_devices('GPU'))",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
+        "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
     }
@@ -541,3 +542,65 @@ def test_nvidia_smi_missing_is_the_gpu_runtime_in_a_container_and_the_driver_on_
         "nvidia-smi-missing-in-container"
     )
     assert scan(["bash: nvidia-smi: command not found"]).hits[0].signature.id == "nvidia-smi-missing"
+
+
+def test_a_report_s_own_words_confirm_a_cause_the_facts_show_but_never_outrank_tf_s_lines():
+    """A template's fields and the poster's sentence, in a log longer than a paste (``said_in_post``)."""
+    report = [
+        "### Tensorflow Version",
+        "2.12.0",
+        "### OS Platform and Distribution",
+        "Windows 10",
+        "`gpus = tf.config.list_physical_devices('GPU')`",
+        "_This piece of code return empty array_",
+    ]
+    assert scan(report, ScanContext(os="windows", tf_version="2.12")).hits[0].signature.id == "windows-native-no-gpu"
+    # the same words where the facts show no cause say nothing
+    assert not [h for h in scan(report, ScanContext(os="linux", tf_version="2.12")).hits if not h.signature.benign]
+    # TF's own line names the problem: the words are not read over it
+    missing = "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublas64_11.dll'"
+    facts = ScanContext(os="windows", tf_version="2.13", cuda_installed=("12.5",))
+    assert "windows-native-no-gpu" not in {h.signature.id for h in scan([*report, missing], facts).hits}
+    # a TF release built for another CUDA than the one installed, told in words
+    said = ["- TensorFlow version: 1.11.0", "- CUDA/cuDNN version: 10", "I'm getting a error GPU is not avalable"]
+    hit = scan([*said, "tensorflow-gpu 1.11.0"], ScanContext(os="windows", tf_version="1.11", cuda_installed=("10",)))
+    assert hit.hits[0].signature.id == "tf-built-for-another-cuda" and hit.hits[0].groups["built"] == "9"
+
+
+def test_tensorrt_asked_for_in_the_poster_s_words_makes_its_missing_library_a_problem():
+    load = "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file"
+    assert scan([load]).hits and all(h.signature.benign for h in scan([load]).hits)  # alone, TRT's load is harmless
+    said = ["According to tensorflow I should be installing tensorrt=7.2.2", "i get this warning", load, load]
+    assert scan(said).hits[0].signature.id == "tensorrt-missing-said"
+    # TF's own advice to install TensorRT is not the poster's intent
+    advice = (
+        "Cannot dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure "
+        "the missing libraries mentioned above are installed properly."
+    )
+    assert all(h.signature.benign for h in scan(["It works, but:", advice, load, load]).hits)
+
+
+def test_a_library_tensorrt_needs_is_tensorrt_s_failure_not_a_missing_cuda_library():
+    plugin = (
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+        "'libnvinfer_plugin.so.6'; dlerror: libnvrtc.so.10.1: cannot open shared object file: No such file or directory"
+    )
+    hits = scan([plugin], ScanContext(no_gpu=False)).hits
+    assert hits and all(h.signature.benign for h in hits)
+    # outside TF's loader line the same file is a CUDA library the program could not open
+    assert (
+        scan(["ImportError: libnvrtc.so.10.1: cannot open shared object file"], ScanContext(no_gpu=False))
+        .hits[0]
+        .signature.id
+        == "cuda-library-not-loaded"
+    )
+
+
+def test_a_paste_pattern_names_a_shared_phrase_and_an_unknown_name_is_refused():
+    from tfgpu.knowledge.signatures import parse_signatures
+
+    entry = {"id": "a-b", "category": "c", "title": "t", "cause": "c", "fix": "f", "paste_patterns": ["@said"]}
+    (sig,) = parse_signatures({"phrase": {"said": "(?i)gpu not found"}, "signature": [entry]})
+    assert sig.paste_patterns[0].search("My GPU not found")
+    with pytest.raises(ValueError, match="unknown phrase"):
+        parse_signatures({"signature": [entry]})
