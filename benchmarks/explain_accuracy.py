@@ -16,6 +16,8 @@ import json
 import re
 from pathlib import Path
 
+from tfgpu.knowledge.archs import parse_cc
+from tfgpu.knowledge.compat import gpu_model
 from tfgpu.knowledge.resemblance import Resemblance
 from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature
 
@@ -32,12 +34,14 @@ def context_of(case: dict) -> ScanContext:
     # "CUDA 10.2, cuDNN 8.0.4" installed, as the doctor would know
     cuda = tuple(re.findall(r"CUDA (\d+(?:\.\d+)?)", os_text)) or None
     cudnn = tuple(re.findall(r"(?i)cuDNN (\d+(?:\.\d+)?)", os_text)) or None
+    model = gpu_model(os_text) if os_text else None  # the GPU, as the doctor reads it from NVML
     return ScanContext(
         os=os_name,
         tf_version=version.group() if version else None,
         container=container,
         cuda_installed=cuda,
         cudnn_installed=cudnn,
+        gpu_cc=parse_cc(model.compute_capability) if model else None,
     )
 
 

@@ -8,12 +8,14 @@ from dataclasses import dataclass, replace
 from typing import BinaryIO, TextIO
 
 from tfgpu.explain.reader import LogReader, NotALogError
+from tfgpu.knowledge.archs import parse_cc
 from tfgpu.knowledge.compat import major_minor
 from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, Problem, QuotedLine, Reading
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.system.runner import stream_command
 
@@ -38,7 +40,19 @@ def context_of(facts: Facts | None) -> ScanContext:
         cudnn_installed=cudnn_installed(facts),
         # A GPU here makes TF's "GPU will not be used" the problem; none here says nothing about a log from elsewhere.
         no_gpu=False if isinstance(gpus, tuple) and gpus else None,
+        gpu_cc=gpu_cc(facts),
     )
+
+
+def gpu_cc(facts: Facts) -> tuple[int, int] | None:
+    """The compute capability of the machine's first GPU, when NVML read it."""
+    gpus = facts.gpus
+    if not isinstance(gpus, tuple) or not gpus or isinstance(gpus[0].compute_capability, Unavailable):
+        return None
+    try:
+        return parse_cc(gpus[0].compute_capability)
+    except ValueError:
+        return None
 
 
 def cuda_installed(facts: Facts) -> tuple[str, ...] | None:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tfgpu.knowledge.archs import BuildArchs, parse_build_capabilities
 from tfgpu.knowledge.tables import csv_rows
 
 if TYPE_CHECKING:
@@ -180,7 +181,8 @@ class GpuModel:
 
 
 def _normalise_gpu(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "")).strip()
+    """A GPU name without case, punctuation or the maker's and GeForce's brand words: "RTX 3080 Ti" as people write it."""
+    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "").replace("geforce", "")).strip()
 
 
 def gpu_model(name: str) -> GpuModel | None:
@@ -215,3 +217,9 @@ def arch_row(tf_version: str) -> dict[str, str] | None:
     key = version_key(major_minor(tf_version))
     older = [r for r in rows if version_key(major_minor(r["tf_version"])) <= key]
     return max(older, key=lambda r: version_key(r["tf_version"])) if older else None
+
+
+def release_archs(tf_version: str) -> BuildArchs | None:
+    """The architectures a TF release's published GPU build carries (tf_archs.csv), or None when unknown."""
+    row = arch_row(tf_version)
+    return parse_build_capabilities(row["cuda_compute_capabilities"].split(",")) if row else None

@@ -15,14 +15,14 @@ import itertools
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import gpu_model, tf_release
+from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
+from tfgpu.knowledge.compat import gpu_model, release_archs, tf_release
 from tfgpu.knowledge.resemblance import COMPLAINT, Resemblance, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
@@ -240,6 +240,8 @@ SHORT_LOG_LINES = 3
 """A log this short is a pasted title or a single line: its words are read where no message matched as written."""
 SAID_LINES = 64
 """The head of a longer log, where a report's own words are read for the signatures that allow it (``said_in_post``)."""
+NAMED_CHARS = 8192
+"""Of those words, the most searched for a GPU model's name (each of gpu_cc.csv's rows is looked for)."""
 MAX_WORD_READ_LINES = 8
 """Error lines only the fallback tier knew, kept for reading by words."""
 
@@ -376,6 +378,12 @@ class Signature:
     """Only when the cuDNN versions installed are known and none has the major the pattern's ``want``
     group names: TF asking for libcudnn.so.7 beside a cuDNN 8 is the wrong cuDNN, not a path to fix."""
     when_tf_cuda_differs: bool = False
+    when_kernels: frozenset[KernelSupport] | None = None
+    """Only when the TF release's build meets the GPU so (``ScanContext.kernels``): a CUDA 10 build on an Ampere GPU
+    carries no machine code for it, which TF's line alone ("Blas GEMM launch failed") does not say."""
+    when_built_cuda_below: tuple[int, ...] | None = None
+    """Only when the CUDA the TF release was built for is older than this: CUDA 10's libraries (cuBLAS) carry no
+    kernels for compute capability 8.0 and later, which CUDA 11's do."""
     """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
     the CUDA that release was built for (TensorFlow's tested build configurations)."""
     paste_patterns: tuple[re.Pattern[str], ...] = ()
@@ -593,6 +601,8 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_other_cuda=bool(when.get("other_cuda", False)),
                 when_other_cudnn=bool(when.get("other_cudnn", False)),
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
+                when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
+                when_built_cuda_below=_version(when.get("built_cuda_below")),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
                 said_in_post=bool(entry.get("said_in_post", False)),
             )
@@ -656,6 +666,11 @@ class ScanContext:
     """The driver library (libcuda) and the kernel module report different versions (read from the log)."""
     tensor_cores: bool | None = None
     """Whether the log's GPU has Tensor Cores: from a compute capability TF printed, or a GPU model the log names."""
+    gpu_cc: tuple[int, int] | None = None
+    """The GPU's compute capability: the facts' GPU, else as TF printed it or a GPU model the log's head names."""
+    kernels: KernelSupport | None = None
+    """How the TF release's published build runs on that GPU (tf_archs.csv): its own machine code, PTX the driver
+    JIT-compiles, or nothing; None when the release or the GPU is unknown (ScanResult's context)."""
 
 
 @dataclass(frozen=True)
@@ -761,6 +776,7 @@ class LogScanner:
         self.gpu_held_seen = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
+        self.capability_seen: tuple[int, int] | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
         self.tf_version: str | None = None
@@ -830,7 +846,7 @@ class LogScanner:
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
             self.container_seen = bool(_CONTAINER_HINT.search(line))
-        if self.tf_version is None and ("ersion" in line or "tensorflow=" in line or "tensorflow-" in line):
+        if self.tf_version is None and ("ersion" in line or "low=" in line or "low-" in line or "low " in line):
             match = _TF_VERSION.search(line)
             if match:
                 self.tf_version = match.group(1)
@@ -890,7 +906,8 @@ class LogScanner:
         if self.tensor_cores_seen is None and any(k in block for k in _CAPABILITY_KEYS):
             capability = _CAPABILITY.search(block)
             if capability:
-                self.tensor_cores_seen = has_tensor_cores(_capability(capability), _GTX_16.search(block) is not None)
+                self.capability_seen = _capability(capability)
+                self.tensor_cores_seen = has_tensor_cores(self.capability_seen, _GTX_16.search(block) is not None)
         if any(k in block for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
@@ -1009,6 +1026,9 @@ class LogScanner:
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
+        gpu_cc = ctx.gpu_cc or self.capability_seen or (self._named_cc() if effective.tf_version else None)
+        archs = release_archs(effective.tf_version) if gpu_cc and effective.tf_version else None
+        effective = replace(effective, gpu_cc=gpu_cc, kernels=classify(gpu_cc, archs) if gpu_cc and archs else None)
         if self.lines <= SHORT_LOG_LINES:
             self._match_paste(effective, self._first_lines, self._paste)
         elif not any(
@@ -1108,6 +1128,12 @@ class LogScanner:
             return GpuKnown.WANTED
         return GpuKnown.ABSENT if self.no_driver_seen else GpuKnown.UNKNOWN
 
+    def _named_cc(self) -> tuple[int, int] | None:
+        """The compute capability of the GPU model the log's own words name in its head (the first NAMED_CHARS)."""
+        text = " ".join(line for _, line in self._said_lines)[:NAMED_CHARS]
+        model = gpu_model(text) if any(k in text for k in _NVIDIA_KEYS) else None
+        return parse_cc(model.compute_capability) if model else None
+
     def _driver_differs(self) -> bool | None:
         """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
         libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
@@ -1187,6 +1213,12 @@ class LogScanner:
             return False
         if signature.when_tensor_cores is not None and ctx.tensor_cores is not signature.when_tensor_cores:
             return False
+        if signature.when_kernels is not None and ctx.kernels not in signature.when_kernels:
+            return False
+        if signature.when_built_cuda_below:
+            built = _version(built_cuda(ctx))
+            if built is None or built >= signature.when_built_cuda_below:
+                return False
         if signature.tf_min:
             version = _version(ctx.tf_version)
             if version is None or version < signature.tf_min:
@@ -1236,6 +1268,10 @@ def told_fields(signature: Signature) -> frozenset[str]:
         told |= {"tf", "built", "installed"}
     if signature.when_other_cudnn:
         told |= {"installed"}
+    if signature.when_kernels:
+        told |= {"tf", "cc"}
+    if signature.when_built_cuda_below:
+        told |= {"tf", "built"}
     return told
 
 
@@ -1252,6 +1288,11 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
     if signature.when_other_cudnn and ctx.cudnn_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
+    if signature.when_kernels and ctx.gpu_cc and ctx.tf_version:
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
+    if signature.when_built_cuda_below and ctx.tf_version:
+        hit.groups.setdefault("built", built_cuda(ctx) or "?")
 
 
 def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
