@@ -1,11 +1,11 @@
-"""The machine context explain takes from the doctor's facts: the CUDA and cuDNN versions installed."""
+"""The machine context explain takes from the doctor's facts: the CUDA and cuDNN versions installed, the GPU's compute capability."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tfgpu.explain.explain import cuda_installed, cudnn_installed
-from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts
+from tfgpu.explain.explain import cuda_installed, cudnn_installed, gpu_cc
+from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
 
 
@@ -48,3 +48,14 @@ def test_cudnn_installed_reads_the_copies_the_doctor_found():
     )
     assert cudnn_installed(SimpleNamespace(libraries=libraries)) == ("8.9", "9.3")
     assert cudnn_installed(SimpleNamespace(libraries=Unavailable("not read", "test"))) is None
+
+
+def test_gpu_cc_is_the_first_gpus_compute_capability_when_nvml_read_it():
+    def gpu(cc):
+        return GpuFacts(0, "NVIDIA GeForce RTX 3080", "GPU-x", Unavailable("r", "s"), cc, 10 * 2**30, 0)
+
+    assert gpu_cc(SimpleNamespace(gpus=(gpu("8.6"),))) == (8, 6)
+    assert gpu_cc(SimpleNamespace(gpus=(gpu(Unavailable("not read", "nvml")),))) is None
+    assert gpu_cc(SimpleNamespace(gpus=(gpu("not a capability"),))) is None
+    assert gpu_cc(SimpleNamespace(gpus=())) is None
+    assert gpu_cc(SimpleNamespace(gpus=Unavailable("no driver", "nvml"))) is None
