@@ -48,6 +48,7 @@ LATE_SETS = {
     "2026-12-04g": (590, 649),
     "2026-12-04h": (650, 711),
     "2026-12-04i": (712, 772),
+    "2026-12-04j": (773, 834),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
