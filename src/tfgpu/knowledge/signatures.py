@@ -81,6 +81,12 @@ _CUDNN_INSTALLED = re.compile(
 """A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2", a poster's
 "I installed ... cudnn6.0", TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
 needs cuDNN 7.6") is not read."""
+_CUDA_LISTED = re.compile(
+    r"(?im)^[\s*>#-]*CUDA(?:\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*v?(\d{1,2}\.\d)(?:\.\d+)*(?:\s*/\s*v?[\d.]+)?\s*$"
+)
+"""A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
+"CUDA/cuDNN version: 10.1/7.6". Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
+table and is the driver's ceiling, not an install."""
 _GPU_EVIDENCE_KEYS = (
     "failed call to cuInit",
     "CUDA_ERROR_",
@@ -836,12 +842,13 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
-        if self.lines <= SHORT_LOG_LINES and line.strip():
-            self._first_lines.append((self.lines, line))
-        if self.lines <= SAID_LINES and line.strip() and not _starts_record(line):
-            self._said_lines.append((self.lines, line))
-            self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
-            self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
+        if self.lines <= SAID_LINES and line.strip():
+            if self.lines <= SHORT_LOG_LINES:
+                self._first_lines.append((self.lines, line))
+                self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
+                self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
+            if not _starts_record(line):
+                self._said_lines.append((self.lines, line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -913,13 +920,16 @@ class LogScanner:
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
 
     def _read_start(self, block: str, low: str) -> None:
-        """What the first block of a log says: TF finding no driver, the cuDNN installed, a writer asking for a GPU.
+        """What the first block of a log says: TF finding no driver, the CUDA and cuDNN listed, a writer asking for a GPU.
 
         TF looks for the driver and loads cuDNN as it sets up, and a poster's words come before what
         they paste; a long log's later blocks are training, so these searches cost nothing there.
         """
         if any(k in block for k in _NO_DRIVER_KEYS):
             self.no_driver_seen = _NO_DRIVER.search(block) is not None
+        if "cuda" in low:
+            for found in _CUDA_LISTED.finditer(block):
+                self.cuda_seen.setdefault(found[1], None)
         if "cudnn" in low:
             for found in _CUDNN_INSTALLED.finditer(block):
                 template, said, major, minor = found.groups()

@@ -55,6 +55,7 @@ CONTEXT = {
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
+    "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
 }
 
 
@@ -630,3 +631,16 @@ def test_a_gpu_newer_than_the_release_s_build_is_compared_from_the_facts_the_dev
     result = scan(report)
     assert result.context.gpu_cc == (8, 9) and result.hits[0].signature.id == "build-predates-gpu"
     assert scan(["- TensorFlow==2.17.", "- Ubuntu 22.04", "Is TensorFlow fast on an RTX 4090?", "x"]).hits == ()
+
+
+def test_a_cuda_a_report_lists_on_a_line_of_its_own_is_read_as_installed():
+    missing = "**libcublas.so.9.0: cannot open shared object file: No such file or directory**"
+    report = ["Ubuntu 18.04", "Tensorflow 1.12", "CUDA 10.0", "CuDNN 7.3.1", missing]
+    result = scan(report)
+    assert result.context.cuda_installed == ("10.0",)
+    assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+    assert scan(["- CUDA/cuDNN version: 11.2 / 8.1"]).context.cuda_installed == ("11.2",)
+    # nvidia-smi's CUDA Version is the driver's ceiling, and a version only named is not an install
+    banner = "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |"
+    assert scan([banner]).context.cuda_installed is None
+    assert scan(["TF 2.4 needs CUDA 11.0 here"]).context.cuda_installed is None
