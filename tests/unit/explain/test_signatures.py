@@ -56,6 +56,7 @@ CONTEXT = {
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
     "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
+    "gpu-below-build-minimum-found": ScanContext(tf_version="2.3"),  # the GT 630's 3.0 read from TF's device line
 }
 
 
@@ -85,6 +86,7 @@ def test_signature_finds_each_of_its_examples(signature: Signature):
 def _also_line(signature: Signature) -> str:
     samples = {
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
+        "gpu-code-in-docker-build": "While building the image using the command `sudo nvidia-docker build -t name .`",
         "gpu-list-empty": ">>> print(tf.config.list_physical_devices('GPU'))",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
@@ -644,3 +646,29 @@ def test_a_cuda_a_report_lists_on_a_line_of_its_own_is_read_as_installed():
     banner = "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |"
     assert scan([banner]).context.cuda_installed is None
     assert scan(["TF 2.4 needs CUDA 11.0 here"]).context.cuda_installed is None
+
+
+def test_pip_reads_the_tensorflow_gpu_version_asked_for_before_calling_the_package_removed():
+    top = lambda line: scan([line]).hits[0].signature.category  # noqa: E731
+    old = "ERROR: No matching distribution found for tensorflow-gpu<=1.12.0 (from -r requirements_gpu.txt (line 3))"
+    assert top(old) == "python_unsupported"  # 1.12 exists, just not for this Python
+    assert top("ERROR: No matching distribution found for tensorflow-gpu==2.15.0") == "tensorflow_gpu_removed"
+    assert top("ERROR: No matching distribution found for tensorflow-gpu") == "tensorflow_gpu_removed"
+
+
+def test_a_stub_libcuda_on_the_path_outranks_the_cuinit_failure_it_causes():
+    lines = [
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:397] failed call to cuInit: CUresult(-1)",
+        " /usr/local/cuda/lib64/stubs/:/usr/local/cuda/lib64:/usr/local/nvidia/lib64",
+    ]
+    assert [h.signature.id for h in scan(lines).hits][:2] == ["stub-libcuda-on-library-path", "cuinit-failed"]
+    built = [*lines[:1], "Step 9/9 : RUN python3 run_model.py"]  # the same failure inside a docker build
+    assert scan(built).hits[0].signature.id == "gpu-code-in-docker-build"
+
+
+def test_a_gpu_tf_lists_but_its_release_does_not_build_for_is_named_from_the_device_line():
+    line = "pciBusID: 0000:01:00.0 name: GeForce GT 630 computeCapability: 3.0"
+    assert scan([line], ScanContext(tf_version="2.3")).hits[0].signature.id == "gpu-below-build-minimum-found"
+    assert not any(
+        h.signature.id == "gpu-below-build-minimum-found" for h in scan([line], ScanContext(tf_version="1.4")).hits
+    )
