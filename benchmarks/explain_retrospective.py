@@ -39,6 +39,7 @@ FROZEN = {
     "2026-12-04i": "64d1726",
     "2026-12-04j": "3bae031",
     "2026-12-04k": "2a55e2e",
+    "2026-12-04l": "c2eebc6",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
