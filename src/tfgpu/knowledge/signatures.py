@@ -114,6 +114,12 @@ _NVIDIA_KEYS = ("NVIDIA", "nvidia", "Nvidia", "GeForce", "Quadro", "Tesla", "TIT
 """Text that names an NVIDIA GPU or TF's device line for one: with any of it, other graphics named beside are not the only GPU."""
 _NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
 """A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
+_SAID_NO_GPU = re.compile(
+    r"(?i)\b(?:non[- ]?gpu|cpu[- ]only|gpu[- ]?less)\s+(?:node|machine|host|server|instance|vm|box|laptop|computer|pc|worker|pod)s?\b"
+    r"|\b(?:node|machine|host|server|instance|vm|laptop|computer|pc)\s+(?:without|with no)\s+(?:an?\s+)?(?:nvidia\s+)?gpus?\b"
+    r"|\bI\s+(?:do not|don'?t)\s+have\s+(?:an?\s+|any\s+)?(?:nvidia\s+|dedicated\s+)?(?:gpu|graphics card)s?\b"
+)
+"""A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "I don't have a GPU")."""
 
 
 _NO_LIBCUDA = re.compile(
@@ -1127,10 +1133,14 @@ class LogScanner:
         return list(found.values())
 
     def _gpu_known(self, no_gpu: bool | None) -> GpuKnown:
-        """The machine's GPU as the facts (``no_gpu``) say, else as the log shows it or its writer asks for one."""
+        """The machine's GPU as the facts (``no_gpu``) say, else as the log shows it or its writer asks for one.
+
+        A writer's word that the machine has none (another maker's graphics named alone, "a non-GPU
+        node") comes before TF's driver lines: a machine without a GPU prints those failing too.
+        """
         if no_gpu is not None:
             return GpuKnown.ABSENT if no_gpu else GpuKnown.PRESENT
-        if self._only_other_graphics():
+        if self._only_other_graphics() or any(_SAID_NO_GPU.search(line) for _, line in self._said_lines):
             return GpuKnown.ABSENT
         if self.gpu_seen:
             return GpuKnown.PRESENT

@@ -38,6 +38,7 @@ CONTEXT = {
     "libcuda-not-loaded": ScanContext(no_gpu=False),  # alone, TF's line is what a CPU machine prints too
     "kernel-driver-not-running": ScanContext(no_gpu=False),
     "libcuda-missing-in-container": ScanContext(container=True, no_gpu=False),
+    "libcuda-missing-in-pod": ScanContext(no_gpu=False),
     "libcuda-import-failed-in-container": ScanContext(container=True),
     "windows-pywrap-module-not-found": ScanContext(os="windows"),
     "gpu-not-used-in-container": ScanContext(container=True),
@@ -87,6 +88,8 @@ def _also_line(signature: Signature) -> str:
     samples = {
         "cuda10-build-on-ampere": "Successfully opened dynamic library cudart64_101.dll",
         "gpu-code-in-docker-build": "While building the image using the command `sudo nvidia-docker build -t name .`",
+        "libcuda-missing-in-pod": "However, when I run this on Kubeflow, I get the following errors:",
+        "session-failed-gpu-exclusive": "| N/A   41C    P0   203W / 300W |   6865MiB / 16276MiB |     52%   E. Process |",
         "gpu-list-empty": ">>> print(tf.config.list_physical_devices('GPU'))",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
@@ -672,3 +675,36 @@ def test_a_gpu_tf_lists_but_its_release_does_not_build_for_is_named_from_the_dev
     assert not any(
         h.signature.id == "gpu-below-build-minimum-found" for h in scan([line], ScanContext(tf_version="1.4")).hits
     )
+
+
+def test_a_poster_s_word_that_the_machine_has_no_gpu_makes_the_driver_lines_harmless():
+    cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:314] failed call to cuInit: UNKNOWN ERROR (-1)"
+    kernel = (
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not appear to be running"
+        " on this host (worker-1): /proc/driver/nvidia/version does not exist"
+    )
+    said = scan(["Training does initiate okay (on a non-gpu node).", cuinit, kernel])
+    assert said.context.gpu is GpuKnown.ABSENT
+    assert not [h for h in said.hits if not h.signature.benign]
+    # without the word, the same lines on a machine that shows a GPU are the driver not running
+    assert scan(["Training will not start on the GPU node.", cuinit, kernel]).hits[0].signature.id == (
+        "kernel-driver-not-running"
+    )
+
+
+def test_a_failed_launch_outranks_the_library_failures_that_follow_it():
+    lines = [
+        ": failed to query event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure",
+        "E tensorflow/stream_executor/dnn.cc:613] CUDNN_STATUS_INTERNAL_ERROR",
+        "in tensorflow/stream_executor/cuda/cuda_dnn.cc(1867): 'cudnnRNNForwardTraining( cudnn.handle(), rnn_desc)'",
+    ]
+    assert scan(lines).hits[0].signature.id == "kernel-launch-failed"
+    assert scan(lines[1:]).hits[0].signature.id == "cudnn-rnn-status"
+
+
+def test_libcuda_missing_is_the_pod_s_gpu_request_only_where_the_log_names_kubernetes():
+    missing = "W dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open"
+    cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:351] failed call to cuInit: UNKNOWN ERROR (303)"
+    wanted = ScanContext(no_gpu=False)
+    assert scan(["When I run this on Kubeflow:", missing, cuinit], wanted).hits[0].signature.id == "libcuda-missing-in-pod"
+    assert scan(["When I run this on my server:", missing, cuinit], wanted).hits[0].signature.id != "libcuda-missing-in-pod"
