@@ -706,5 +706,10 @@ def test_libcuda_missing_is_the_pod_s_gpu_request_only_where_the_log_names_kuber
     missing = "W dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open"
     cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:351] failed call to cuInit: UNKNOWN ERROR (303)"
     wanted = ScanContext(no_gpu=False)
-    assert scan(["When I run this on Kubeflow:", missing, cuinit], wanted).hits[0].signature.id == "libcuda-missing-in-pod"
-    assert scan(["When I run this on my server:", missing, cuinit], wanted).hits[0].signature.id != "libcuda-missing-in-pod"
+    assert (
+        scan(["When I run this on Kubeflow:", missing, cuinit], wanted).hits[0].signature.id == "libcuda-missing-in-pod"
+    )
+    assert (
+        scan(["When I run this on my server:", missing, cuinit], wanted).hits[0].signature.id
+        != "libcuda-missing-in-pod"
+    )
