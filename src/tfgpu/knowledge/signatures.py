@@ -59,6 +59,8 @@ _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
+_INDENTS = (" ", "\t")
+"""How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
 _INFO_RECORD = re.compile(
     r"(?:^|[\s:.])I(?:\d{4} \d\d:\d\d:\d+\.\d+ +\d+ +| +(?:tensorflow|external|xla)/)\S*\.cc:\d+\]"
 )
@@ -66,12 +68,15 @@ _INFO_RECORD = re.compile(
 wherever a poster's paste puts it: TF's own word that the line reports, not complains."""
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
-    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b"
+    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
+    r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
+    r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y, a poster's "cuda 7.5
-installed". nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
-_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", " installed")
+installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed "before"). nvidia-smi's
+"CUDA Version" is the driver's ceiling, not an install, and is not read."""
+_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", "nstall", "I have ", "I got ")
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*/\s*v?(\d+\.\d+)"
@@ -880,14 +885,17 @@ class LogScanner:
             for key, pattern, literals in self._also
             if key not in self._also_seen and any(k in (low if ci else block) for k, ci in literals)
         ]
-        record: tuple[int, str] | None = None  # the last log record whose line matched no specific signature
+        record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
+        wrapped = False  # whether that line goes on in any next line (a TF record) or only in an indented one
         for number, line in self._pending:
             starts = _starts_record(line)
-            if record is not None and not starts and self._match_joined(record, line):
+            goes_on = not starts and (wrapped or line[:1] in _INDENTS)
+            if record is not None and goes_on and self._match_joined(record, line):
                 record = None
                 continue
             matched = self._match_line(number, line, held, also)
-            record = (number, line) if starts and not matched else None  # a record may go on in the next line
+            record = None if matched or (not starts and line[:1] in _INDENTS) else (number, line)
+            wrapped = starts
         self._pending = []
 
     def _only_other_graphics(self) -> bool:
@@ -943,11 +951,11 @@ class LogScanner:
         self.gpu_wanted = not self.gpu_seen and asks_for_gpu(block)
 
     def _match_joined(self, record: tuple[int, str], line: str) -> bool:
-        """A log record a post or a terminal broke in two: the record's line joined with its continuation.
+        """A message a post or a terminal broke in two: the line joined with its continuation.
 
-        Tried only after a TensorFlow log record that matched no specific signature, and only for
-        the line right after it when that line starts no record of its own: the common line costs
-        nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word). A
+        Tried only after a line that matched no specific signature, and only for the line right
+        after it when that line starts no record of its own and either follows a TensorFlow log
+        record or is indented (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word). A
         fallback the record's first half met alone gives way to what the whole record says.
         """
         number, first = record

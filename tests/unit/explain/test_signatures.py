@@ -91,6 +91,7 @@ def _also_line(signature: Signature) -> str:
         "libcuda-missing-in-pod": "However, when I run this on Kubeflow, I get the following errors:",
         "session-failed-gpu-exclusive": "| N/A   41C    P0   203W / 300W |   6865MiB / 16276MiB |     52%   E. Process |",
         "gpu-list-empty": ">>> print(tf.config.list_physical_devices('GPU'))",
+        "tf-2-16-1-gpu-list-empty": "TF 2.16.1: >>> tf.config.list_physical_devices('GPU')",
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
@@ -384,6 +385,9 @@ def test_a_log_record_broken_across_two_lines_is_read_whole(split):
     hits = scan([record, rest]).hits
     assert [h.signature.id for h in hits] == ["cudnn-version-mismatch"]  # the E-level fallback gave way
     assert (hits[0].groups["have"], hits[0].groups["want"]) == ("8.0.5", "8.1.0")
+    # a message a terminal wrapped and indented, outside TF's record prefix, is read whole too
+    wrapped = scan(["Loaded runtime CuDNN library: 7.3.1 but source was", "    compiled with: 7.4.2.  CuDNN library"])
+    assert [h.signature.id for h in wrapped.hits] == ["cudnn-version-mismatch"]
     # a line that starts a record of its own is not a continuation
     assert "cudnn-version-mismatch" not in [
         h.signature.id for h in scan([record, "2021-03-01 10:00:01.0: " + rest]).hits
@@ -544,11 +548,18 @@ def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble(
     assert not [h for h in scan([xla, onednn]).hits if not h.signature.benign]
 
 
-def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for():
-    said = "tensorflow 1.4 with cuda 7.5 installed: importerror: libcudart.so.8.0: cannot open shared object file"
-    result = scan([said])
+@pytest.mark.parametrize(
+    "said",
+    ["tensorflow 1.4 with cuda 7.5 installed:", "I installed cuda 7.5 and set the path.", "I have only Cuda 7.5"],
+)
+def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for(said):
+    missing = "importerror: libcudart.so.8.0: cannot open shared object file"
+    result = scan([said, missing])
     assert result.context.cuda_installed == ("7.5",)
     assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+    # a version the poster asks about installing, or installed once, is not the one installed now
+    for not_now in ("Should I install cuda 8.0?", "I had cuda 8.0 installed before"):
+        assert scan([said, not_now, missing]).context.cuda_installed == ("7.5",)
 
 
 def test_nvidia_smi_missing_is_the_gpu_runtime_in_a_container_and_the_driver_on_a_host():
@@ -713,3 +724,17 @@ def test_libcuda_missing_is_the_pod_s_gpu_request_only_where_the_log_names_kuber
         scan(["When I run this on my server:", missing, cuinit], wanted).hits[0].signature.id
         != "libcuda-missing-in-pod"
     )
+
+
+def test_an_empty_gpu_list_under_tf_2_16_1_is_its_wheel_missing_the_pip_cuda_libraries():
+    asked = ">>> tf.config.list_physical_devices('GPU')"
+    assert scan([">>> tf.__version__ '2.16.1'", asked, "[ ]"]).hits[0].signature.id == "tf-2-16-1-gpu-list-empty"
+    for release in ("2.16.10", "2.15.1"):
+        assert scan([f">>> tf.__version__ '{release}'", asked, "[]"]).hits[0].signature.id == "gpu-list-empty"
+
+
+def test_a_post_s_words_name_an_avx_crash_and_out_of_memory():
+    avx = "I believe 2.4 requires CPU AVX support. Importing it via Python3 results in core dump."
+    assert scan(["Wheel does not import", avx]).hits[0].signature.id == "cpu-lacks-avx"
+    assert scan(["The GPU is too small, it OOMs often."]).hits[0].signature.id == "oom-allocating-tensor-no-shape"
+    assert not scan(["It dumps core when I import it."]).hits  # a crash alone does not name AVX
