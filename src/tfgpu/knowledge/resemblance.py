@@ -54,9 +54,11 @@ COMPLAINT = re.compile(
 _NOT_FEATURES = (
     COMMON_LOG_WORDS
     | FUNCTION_WORDS
-    | frozenset(["after", "again", "because", "before", "even", "since", "still", "until"])
+    | frozenset(["after", "again", "although", "because", "before", "even", "since", "still", "though", "until"])
+    | frozenset(["bug", "question", "help"])
 )
-"""Words every log holds, and the words a poster's sentence is built with ("after the upgrade")."""
+"""Words every log holds, the words a poster's sentence is built with ("after the upgrade", "even though"),
+and an issue template's labels ("[Bug]: ...", a question, a call for help) that a report of any problem carries."""
 
 
 def features(text: str) -> frozenset[str]:

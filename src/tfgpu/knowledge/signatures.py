@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
-from tfgpu.knowledge.compat import gpu_model, release_archs, tf_release
+from tfgpu.knowledge.compat import driver_requirement, gpu_model, release_archs, tf_release
 from tfgpu.knowledge.resemblance import COMPLAINT, Resemblance, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
@@ -67,15 +67,15 @@ _INFO_RECORD = re.compile(
 """A record TensorFlow printed at INFO level (glog's "I tensorflow/...cc:NN]" or absl's "I0000 ... file.cc:NN]"),
 wherever a poster's paste puts it: TF's own word that the line reports, not complains."""
 _CUDA_INSTALLED = re.compile(
-    r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s+(\d+\.\d+)|"
+    r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
-library path, in a traceback), conda's cudatoolkit, Windows' CUDA\\vX.Y, a poster's "cuda 7.5
-installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed "before"). nvidia-smi's
-"CUDA Version" is the driver's ceiling, not an install, and is not read."""
+library path, in a traceback), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
+a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed
+"before"). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", "nstall", "I have ", "I got ")
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
@@ -87,10 +87,12 @@ _CUDNN_INSTALLED = re.compile(
 "I installed ... cudnn6.0", TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
 needs cuDNN 7.6") is not read."""
 _CUDA_LISTED = re.compile(
-    r"(?im)^[\s*>#-]*CUDA(?:\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*v?(\d{1,2}\.\d)(?:\.\d+)*(?:\s*/\s*v?[\d.]+)?\s*$"
+    r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*v?(?P<cuda>\d{1,2}\.\d)(?:\.\d+)*"
+    r"(?P<cudnn>\s*/\s*v?[\d.]+)?\s*$"
 )
 """A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
-"CUDA/cuDNN version: 10.1/7.6". Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
+"CUDA/cuDNN version: 10.1/7.6" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN).
+Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
 table and is the driver's ceiling, not an install."""
 _GPU_EVIDENCE_KEYS = (
     "failed call to cuInit",
@@ -943,7 +945,9 @@ class LogScanner:
             self.no_driver_seen = _NO_DRIVER.search(block) is not None
         if "cuda" in low:
             for found in _CUDA_LISTED.finditer(block):
-                self.cuda_seen.setdefault(found[1], None)
+                if found["pair"] and not found["cudnn"] and driver_requirement(found["cuda"]) is None:
+                    continue  # "CUDA/cuDNN version: 8.1" with one number: a cuDNN, no CUDA release is 8.1
+                self.cuda_seen.setdefault(found["cuda"], None)
         if "cudnn" in low:
             for found in _CUDNN_INSTALLED.finditer(block):
                 template, said, major, minor = found.groups()
@@ -1331,11 +1335,17 @@ def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
 
 
 def built_cuda(ctx: ScanContext) -> str | None:
-    """The CUDA the log's TF release was built for (tested build configurations, Windows' own before TF 2.11)."""
+    """The CUDA the log's TF release was built for (tested build configurations, Windows' own before TF 2.11).
+
+    Before CUDA 11 a soname carries major.minor, so the table's bare major ("9" for TF 1.5-1.12,
+    "8" for 1.0-1.4) is read as the X.0 release those wheels were built against.
+    """
     if not ctx.tf_version:
         return None
     release = tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
     version = re.match(r"\d+(?:\.\d+)?", release.cuda) if release else None  # "10.1 (cudart64_101.dll)"
+    if version and "." not in version.group() and int(version.group()) < 11:
+        return version.group() + ".0"  # the table's "9" (TF 1.5-1.12) is the CUDA 9.0 the wheels link: libcudart.so.9.0
     return version.group() if version else None
 
 

@@ -58,6 +58,8 @@ def test_a_paste_in_words_no_signature_has_is_named_by_resemblance_and_the_answe
 
 def test_without_a_complaint_or_where_a_message_matched_nothing_is_guessed():
     assert not scan(["my RTX 3090 trains the model in ten minutes"]).hits
+    # an issue template's label and the platform are no problem's words: "[Bug]" is on every kind of report
+    assert not scan(["[Bug]: Tensorflow error in Colab"]).hits
     matched = scan(
         ["E tensorflow/core/common_runtime/bfc_allocator.cc] OOM when allocating tensor with shape[64,3]"]
     ).hits

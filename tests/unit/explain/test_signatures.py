@@ -589,7 +589,7 @@ def test_a_report_s_own_words_confirm_a_cause_the_facts_show_but_never_outrank_t
     # a TF release built for another CUDA than the one installed, told in words
     said = ["- TensorFlow version: 1.11.0", "- CUDA/cuDNN version: 10", "I'm getting a error GPU is not avalable"]
     hit = scan([*said, "tensorflow-gpu 1.11.0"], ScanContext(os="windows", tf_version="1.11", cuda_installed=("10",)))
-    assert hit.hits[0].signature.id == "tf-built-for-another-cuda" and hit.hits[0].groups["built"] == "9"
+    assert hit.hits[0].signature.id == "tf-built-for-another-cuda" and hit.hits[0].groups["built"] == "9.0"
 
 
 def test_tensorrt_asked_for_in_the_poster_s_words_makes_its_missing_library_a_problem():
@@ -660,6 +660,11 @@ def test_a_cuda_a_report_lists_on_a_line_of_its_own_is_read_as_installed():
     banner = "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |"
     assert scan([banner]).context.cuda_installed is None
     assert scan(["TF 2.4 needs CUDA 11.0 here"]).context.cuda_installed is None
+    # the template's field holding one number that no CUDA release has is a cuDNN ("8.1"), not a CUDA
+    assert scan(["### CUDA/cuDNN version", "CUDA/cuDNN version: 8.1"]).context.cuda_installed is None
+    assert scan(["CUDA/cuDNN version: 10.1"]).context.cuda_installed == ("10.1",)
+    # conda's toolkit as a poster installs it
+    assert scan(["conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0"]).context.cuda_installed == ("11.2",)
 
 
 def test_pip_reads_the_tensorflow_gpu_version_asked_for_before_calling_the_package_removed():
@@ -738,3 +743,30 @@ def test_a_post_s_words_name_an_avx_crash_and_out_of_memory():
     assert scan(["Wheel does not import", avx]).hits[0].signature.id == "cpu-lacks-avx"
     assert scan(["The GPU is too small, it OOMs often."]).hits[0].signature.id == "oom-allocating-tensor-no-shape"
     assert not scan(["It dumps core when I import it."]).hits  # a crash alone does not name AVX
+
+
+def test_a_bare_cuda_major_of_the_build_table_is_the_x_0_release_the_wheels_link():
+    said = ["It does not use the GPU at all.", "I am using tensorflow-gpu and I've cuda 9.1 installed."]
+    (hit,) = scan(said, ScanContext(tf_version="1.5")).hits  # the table lists TF 1.5 as CUDA "9": libcudart.so.9.0
+    assert hit.signature.id == "tf-built-for-another-cuda" and hit.groups["built"] == "9.0"
+    assert scan([said[0], "I have cuda 9.0 installed."], ScanContext(tf_version="1.5")).hits[0].signature.id != (
+        "tf-built-for-another-cuda"
+    )
+
+
+def test_cudnn_s_launch_failure_and_a_launch_out_of_resources_are_named_apart_from_a_crashed_kernel():
+    cudnn = "InternalError: cuDNN launch failure : input shape([1,3,933,613]) filter shape([7,7,3,64])"
+    assert scan([cudnn]).hits[0].signature.id == "cudnn-launch-failure"
+    resources = "GpuLaunchKernel(kernel, config.block_count) status: Internal: too many resources requested for launch"
+    assert scan([resources]).hits[0].signature.id == "kernel-launch-out-of-resources"
+    assert scan(["CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"]).hits[0].signature.id == "kernel-launch-failed"
+
+
+def test_a_poster_s_word_that_libcuda_does_not_exist_is_the_driver_library_missing():
+    lines = [
+        'WSL2: "libcuda.so.1" does not exist. How to create that?',
+        "- TensorFlow version: 2.4.0",
+        "- Python 3.8",
+        "-",
+    ]
+    assert scan(lines, ScanContext(no_gpu=False)).hits[0].signature.id == "libcuda-not-loaded"
