@@ -2,7 +2,8 @@
 
 Matching is built for logs of any size. Lines are matched a block at a time: the block is
 first searched for the literal keywords the patterns cannot match without (one substring test
-per keyword, in C, over ~1,000 lines at once), then each line only for the keywords its block
+per keyword, in C, over ~1,000 lines at once; keywords that share a gate, a five-letter piece of
+text, are looked for only when the block holds it), then each line only for the keywords its block
 holds, and only a line that holds one is searched with the regexes. Most of a training log
 (progress bars, notices) holds none, so a line costs a few string operations. Only counts and the
 first quoted lines of each match are kept, so memory does not grow with the log.
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -705,14 +708,47 @@ class ScanResult:
 _Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
 
 
+GATE_CHARS = 5
+"""The length of a gate: long enough to be rarer than the keywords' common words, short enough for several to share."""
+MIN_GATED = 3
+"""A gate stands for at least this many keywords (one saved scan for two does not pay for the gate's own)."""
+
+
+def _gates(keyed: _Keyed) -> tuple[_Keyed, tuple[tuple[str, _Keyed], ...]]:
+    """Keywords split into those looked for alone and groups behind a gate: a substring every keyword of the group holds.
+
+    A text without the gate holds none of its group, so one scan stands for several. Gates are
+    chosen greedily, the one most keywords share first (ties: the first in order, so the choice
+    does not depend on hashing), and hold no blank: " not " is in every kind of text.
+    """
+    left = dict(keyed)
+    gates: list[tuple[str, _Keyed]] = []
+    while True:
+        shared = Counter(
+            gram
+            for key in left
+            for gram in {key[i : i + GATE_CHARS] for i in range(len(key) - GATE_CHARS + 1)}
+            if not any(c.isspace() for c in gram)
+        )
+        if not shared:
+            break
+        gate, count = min(shared.items(), key=lambda item: (-item[1], item[0]))
+        if count < MIN_GATED:
+            break
+        gates.append((gate, tuple((key, left.pop(key)) for key in sorted(k for k in left if gate in k))))
+    return tuple(left.items()), tuple(gates)
+
+
 @dataclass(frozen=True)
 class _KeySet:
-    """Keywords to look for, those that hold a shorter one looked for only where it is."""
+    """Keywords to look for: most behind a shared gate or a shorter keyword, looked for only where that is."""
 
-    free: _Keyed
-    """Keywords that hold no shorter keyword of the set."""
+    alone: _Keyed
+    """Keywords that hold no shorter keyword of the set and share no gate."""
+    gated: tuple[tuple[str, _Keyed], ...]
+    """A gate, and the keywords (holding no shorter keyword) that all hold it."""
     guarded: tuple[tuple[str, _Keyed], ...]
-    """A free keyword, and the longer keywords that hold it: a text without it holds none of them."""
+    """A keyword, and the longer keywords that hold it: a text without it holds none of them."""
 
     @classmethod
     def of(cls, keyed: _Keyed) -> _KeySet:
@@ -723,11 +759,15 @@ class _KeySet:
             inside = [key for key, _ in free if key != entry[0] and key in entry[0]]
             if inside:
                 guards.setdefault(max(inside, key=len), []).append(entry)
-        return cls(free, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
+        alone, gated = _gates(free)
+        return cls(alone, gated, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
 
     def held_in(self, text: str) -> _Keyed:
-        """The keywords ``text`` holds: one C-level ``str.__contains__`` per free keyword, no Python frame per keyword."""
-        held = _holding(self.free, text)
+        """The keywords ``text`` holds: one C-level ``str.__contains__`` per gate and lone keyword, no Python frame per keyword."""
+        held = _holding(self.alone, text)
+        for gate, entries in self.gated:
+            if gate in text:
+                held += _holding(entries, text)
         if held and self.guarded:
             present = {key for key, _ in held}
             for guard, entries in self.guarded:
@@ -770,6 +810,10 @@ _PROGRESS = re.compile(
     r"^\s{0,16}\d{1,9}/\d{1,9}\s|━|(?<!\d)\d{1,3}%\|| ETA[: ]|(?<![\d.])\d{1,6}(?:\.\d{1,3})?(?:it|s)/(?:s|it)\b"
 )
 """A progress redraw (Keras's "12/750 ━━━", tqdm's "40%|", "ETA"): not a line to read unless it is the last."""
+
+
+_by_signature = operator.itemgetter(0)
+"""Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
 
 
 class LogScanner:
@@ -990,25 +1034,21 @@ class LogScanner:
         for also_id, also_pattern in also:
             if also_id not in self._also_seen and also_pattern.search(line):
                 self._also_seen.add(also_id)
-        found = list(self._unfiltered)
-        for key, entries in held.sensitive:
-            if key in line:
-                found.extend(entries)
+        found = [entry for key, entries in held.sensitive if key in line for entry in entries]
         if held.insensitive:
             low = line.lower()
-            for key, entries in held.insensitive:
-                if key in low:
-                    found.extend(entries)
-        matched: set[int] = set()
-        for index, pattern in sorted(found, key=lambda c: c[0]):
-            if index in matched:
-                continue
-            match = pattern.search(line)
-            if match:
-                matched.add(index)
-                self._record(self.signatures[index], match, line, number)
-        if matched:
-            return True
+            found.extend(entry for key, entries in held.insensitive if key in low for entry in entries)
+        if found or self._unfiltered:
+            matched: set[int] = set()
+            for index, pattern in sorted((*self._unfiltered, *found), key=_by_signature):
+                if index in matched:
+                    continue
+                match = pattern.search(line)
+                if match:
+                    matched.add(index)
+                    self._record(self.signatures[index], match, line, number)
+            if matched:
+                return True
         if fallback and held.fallback:
             self._match_fallback(number, line, held)
         return False

@@ -21,6 +21,7 @@ from tfgpu.knowledge.signatures import (
     LogScanner,
     ScanContext,
     Signature,
+    _KeySet,
     load_signatures,
     render_template,
     term_index,
@@ -237,6 +238,17 @@ def test_keyword_prefilter_by_block_finds_what_every_pattern_on_every_line_finds
     unfiltered = LogScanner((replace(s, keywords=()) for s in SIGNATURES), load_resemblance())
     assert len(lines) > 3 * BLOCK_LINES
     assert hits(LogScanner()) == hits(unfiltered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcdE_ 0", min_size=1, max_size=9), min_size=1, max_size=40, unique=True),
+    st.text(alphabet="abcdE_ 0\n", max_size=200),
+)
+def test_gated_keywords_are_exactly_those_the_text_holds(keys, text):
+    """Gates and guards only skip keywords the text cannot hold: what is held is what a scan of each finds."""
+    keyset = _KeySet.of(tuple((key, []) for key in keys))
+    assert sorted(key for key, _ in keyset.held_in(text)) == sorted(key for key in keys if key in text)
 
 
 NVRTC_LINE = (
