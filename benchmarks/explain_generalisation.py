@@ -53,6 +53,7 @@ LATE_SETS = {
     "2026-12-04l": (899, 958),
     "2026-12-04m": (959, 1018),
     "2026-12-04n": (1019, 1078),
+    "2026-12-04o": (1079, 1138),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
