@@ -73,13 +73,14 @@ _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
-    r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b"
+    r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
 a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed
-"before"). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
-_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", "nstall", "I have ", "I got ")
+"before"), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", "nstall", "I have ", "I got ", "装的")
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*/\s*v?(\d+\.\d+)"

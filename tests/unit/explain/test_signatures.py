@@ -782,3 +782,44 @@ def test_a_poster_s_word_that_libcuda_does_not_exist_is_the_driver_library_missi
         "-",
     ]
     assert scan(lines, ScanContext(no_gpu=False)).hits[0].signature.id == "libcuda-not-loaded"
+
+
+def test_a_chinese_post_s_installed_cuda_makes_tf_1_x_s_missing_dll_the_wrong_cuda():
+    missing = "ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be installed"
+    result = scan(["现在安装的cuda是10.2的，安装tensorflow-gpu==1.14.0之后运行报错", missing])
+    assert result.context.cuda_installed == ("10.2",)
+    assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+    assert scan([missing]).hits[0].signature.id == "cudart-dll-not-found"  # no CUDA known: only the DLL is missing
+
+
+def test_windows_self_check_failing_on_nvcuda_is_the_driver_missing():
+    lines = ["    ctypes.WinDLL(build_info.nvcuda_dll_name)", "OSError: [WinError 126] The specified module could not"]
+    assert scan(lines).hits[0].signature.id == "windows-self-check-nvcuda-missing"
+
+
+def test_a_gpu_below_every_build_outranks_the_libraries_tf_could_not_load():
+    lines = [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'cudart64_101.dll'",
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1561] Found device 0 with properties:",
+        "pciBusID: 0000:01:00.0 name: GeForce GT 220 computeCapability: 1.2",
+    ]
+    assert scan(lines, ScanContext(tf_version="2.2")).hits[0].signature.id == "gpu-below-build-minimum-found"
+
+
+@pytest.mark.parametrize("symbol", ["version `GLIBCXX_3.4.22' not found", "version GLIBCXX_3.4.22 not found"])
+def test_a_missing_glibcxx_symbol_is_read_quoted_or_not(symbol):
+    assert scan([f"libstdc++.so.6: {symbol}"]).hits[0].signature.id == "glibcxx-too-old"
+
+
+def test_a_post_s_words_name_cudnn_failing_to_initialise_keras_3_breakage_and_a_jetson_nano():
+    traceback = ["Epoch 1/100", "UnknownError                              Traceback (most recent call last)"]
+    for said in ("*cuDNN failed to initialize*", "CuDNN faild to initialize after correct installation,"):
+        assert scan([said, *traceback]).hits[0].signature.id == "conv-algorithm-failed"
+    keras = "tensorflow 2.16.1 breaks tensorflow-probability with Keras `3.0` API"
+    assert (
+        scan([keras, "(venv) root@0046f004ed0d:/# pip list", "", ""]).hits[0].signature.id == "keras-version-mismatch"
+    )
+    nano = ["Tensorflow GPU support not working on my Jetson Nano.", "It cannot see the GPU.", "", ""]
+    assert scan(nano, ScanContext(tf_version="2.13")).hits[0].signature.id == "jetson-cuda-10-2-board"
+    # NVIDIA's own wheels for the Nano's JetPack reach TF 2.7: there the board is not the cause
+    assert "jetson-cuda-10-2-board" not in {h.signature.id for h in scan(nano, ScanContext(tf_version="2.7")).hits}
