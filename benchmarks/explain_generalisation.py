@@ -54,6 +54,7 @@ LATE_SETS = {
     "2026-12-04m": (959, 1018),
     "2026-12-04n": (1019, 1078),
     "2026-12-04o": (1079, 1138),
+    "2026-12-04p": (1139, 1198),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
