@@ -74,16 +74,28 @@ _CUDA_INSTALLED = re.compile(
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
-    r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)"
+    r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
+    r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
 a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed
-"before"), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
-_CUDA_HINTS = ("cuda-1", "ools, release", "cudatoolkit", "GPU Computing Toolkit", "nstall", "I have ", "I got ", "装的")
+"before"), "reinstall cuda to 9.1", or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+_CUDA_HINTS = (
+    "cuda-1",
+    "ools, release",
+    "cudatoolkit",
+    "GPU Computing Toolkit",
+    "nstall",
+    "I have ",
+    "I got ",
+    "装的",
+    "grade",
+    "pdate",
+)
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
-    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*/\s*v?(\d+\.\d+)"
+    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
     r"|install\w*\b[^\n]{0,80}?\bcudnn[ _-]?v?(\d{1,2}\.\d+)"
     r"|Loaded cuDNN version (\d)(\d)\d\d\b"
 )
@@ -92,10 +104,10 @@ _CUDNN_INSTALLED = re.compile(
 needs cuDNN 7.6") is not read."""
 _CUDA_LISTED = re.compile(
     r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*v?(?P<cuda>\d{1,2}\.\d)(?:\.\d+)*"
-    r"(?P<cudnn>\s*/\s*v?[\d.]+)?\s*$"
+    r"(?P<cudnn>\s*(?:/|,|\band\b)\s*v?[\d.]+)?\s*$"
 )
 """A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
-"CUDA/cuDNN version: 10.1/7.6" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN).
+"CUDA/cuDNN version: 10.1/7.6" or "10.2 and 7.6.5" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN).
 Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
 table and is the driver's ceiling, not an install."""
 _GPU_EVIDENCE_KEYS = (

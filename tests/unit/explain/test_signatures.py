@@ -48,6 +48,7 @@ CONTEXT = {
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "tf-built-for-another-cuda": ScanContext(tf_version="2.1", cuda_installed=("10.2",)),  # TF 2.1 is built for 10.1
+    "tf1-import-failed-other-cuda": ScanContext(tf_version="1.5", cuda_installed=("9.1",)),  # TF 1.5 is built for 9.0
     "cudnn-of-another-major": ScanContext(cudnn_installed=("8.0",)),
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
     "cuinit-stub-libcuda": ScanContext(no_gpu=False),
@@ -823,3 +824,49 @@ def test_a_post_s_words_name_cudnn_failing_to_initialise_keras_3_breakage_and_a_
     assert scan(nano, ScanContext(tf_version="2.13")).hits[0].signature.id == "jetson-cuda-10-2-board"
     # NVIDIA's own wheels for the Nano's JetPack reach TF 2.7: there the board is not the cause
     assert "jetson-cuda-10-2-board" not in {h.signature.id for h in scan(nano, ScanContext(tf_version="2.7")).hits}
+
+
+def test_a_title_s_missing_dll_beside_the_template_s_cuda_and_cudnn_pair_is_the_wrong_cuda():
+    lines = ["cudart64_101.dll not found", "- TensorFlow version: 2.3", "- CUDA/cuDNN version: 10.2 and 7.6.5", ""]
+    result = scan(lines)
+    assert result.context.cuda_installed == ("10.2",)
+    assert result.context.cudnn_installed == ("7.6",)
+    assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+
+
+def test_tf_1_x_s_truncated_import_failure_is_the_wrong_cuda_only_where_another_cuda_is_installed():
+    traceback = [
+        "I update tensorflow to 1.5,and reinstall cuda to 9.1,now  I run my program get the error:",
+        "ImportError: Traceback (most recent call last):",
+        "    from tensorflow.python.pywrap_tensorflow_internal import *",
+    ]
+    result = scan(traceback, ScanContext(tf_version="1.5"))
+    assert result.context.cuda_installed == ("9.1",)
+    assert result.hits[0].signature.id == "tf1-import-failed-other-cuda"
+    assert result.hits[0].groups["built"] == "9.0"  # the build's CUDA, from the tested build configurations
+    matching = scan(["I installed cuda 9.0", *traceback[1:]], ScanContext(tf_version="1.5"))
+    assert "tf1-import-failed-other-cuda" not in {h.signature.id for h in matching.hits}
+    # TF 2.1 and later load CUDA lazily: their import does not fail on the CUDA installed
+    later = scan(["I installed cuda 10.0", *traceback[1:]], ScanContext(tf_version="2.3"))
+    assert "tf1-import-failed-other-cuda" not in {h.signature.id for h in later.hits}
+
+
+def test_runtime_error_77_an_op_pinned_to_an_absent_gpu_and_protobuf_s_advice_are_named():
+    error_77 = "F tensorflow/core/common_runtime/gpu/gpu_device.cc:143] Check failed: err == cudaSuccess (77 vs. 0)"
+    assert scan([error_77]).hits[0].signature.id == "illegal-memory-access"
+    pinned = "was explicitly assigned to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, /job:localhost/replic"
+    assert scan([pinned]).hits[0].signature.id == "no-gpu-visible"
+    with_xla = pinned.replace("/device:CPU:0,", "/device:CPU:0, /job:localhost/replica:0/task:0/device:XLA_GPU:0,")
+    assert "no-gpu-visible" not in {h.signature.id for h in scan([with_xla]).hits}
+    advice = "Set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python (but this will use pure-Python parsing and will be much slower)"
+    assert scan([advice]).hits[0].signature.id == "protobuf-incompatible"
+
+
+def test_a_post_s_words_name_tensorflow_gpu_s_removal_a_full_gpu_memory_and_a_factory_title():
+    setup_failed = ["× python setup.py bdist_wheel did not run successfully.", "  │ exit code: 1", "", ""]
+    for said in ("The tensorflow package has removed the -gpu naming convention", "tensorflow-gpu has been removed"):
+        assert scan([said, *setup_failed]).hits[0].signature.id == "tensorflow-gpu-removed"
+    full = ["Process finished with exit code -1073740791 (0xC0000409)", "the gpu memory is indeed full.", "", ""]
+    assert scan(full).hits[0].signature.category == "oom"
+    title = ["Google Colab - Unable to register cuDNN factory", "Runs the whole script then times out.", "", "", ""]
+    assert scan(title).hits[0].signature.id == "benign-factory-registration"
