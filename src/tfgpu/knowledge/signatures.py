@@ -112,6 +112,7 @@ Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
 table and is the driver's ceiling, not an install."""
 _GPU_EVIDENCE_KEYS = (
     "failed call to cuInit",
+    "Successfully opened dynamic library nvcuda.dll",
     "CUDA_ERROR_",
     "Cannot dlopen some GPU libraries",
     "device:GPU:",
@@ -123,7 +124,8 @@ _GPU_EVIDENCE_KEYS = (
     "pciBusID:",
 )
 """Text that only a machine with an NVIDIA driver (or a user who wanted its GPU) produces: TF's CUDA
-driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), its GPU devices (gpu_device.cc,
+driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), Windows' driver library (nvcuda.dll, which
+only the NVIDIA display driver installs) loaded, its GPU devices (gpu_device.cc,
 cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU count TensorFlow's install
 guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU run. Plain substrings,
 looked for in each block of lines at once."""
@@ -345,6 +347,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.tf_min
         or sig.when_container is not None
         or sig.when_gpu is not None
+        or sig.when_unknown_gpu_pasted
         or sig.when_gpu_held is not None
         or sig.when_driver_differs is not None
         or sig.when_tensor_cores is not None
@@ -397,6 +400,10 @@ class Signature:
     when_gpu: frozenset[GpuKnown] | None = None
     """Only where the machine's GPU is known to be present, absent, or unknown (one of these): TF's
     GPU build says it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
+    when_unknown_gpu_pasted: bool = False
+    """Where the machine's GPU is unknown, only as a paste's subject (a log of at most SHORT_LOG_LINES lines):
+    TF's GPU build looks for the CUDA runtime at every import, so on a CPU machine a longer log about
+    something else carries the failed look-up ("Ignore above cudart dlerror if you do not have a GPU")."""
     when_gpu_held: bool | None = None
     """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
     mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
@@ -413,14 +420,14 @@ class Signature:
     """Only when the cuDNN versions installed are known and none has the major the pattern's ``want``
     group names: TF asking for libcudnn.so.7 beside a cuDNN 8 is the wrong cuDNN, not a path to fix."""
     when_tf_cuda_differs: bool = False
+    """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
+    the CUDA that release was built for (TensorFlow's tested build configurations)."""
     when_kernels: frozenset[KernelSupport] | None = None
     """Only when the TF release's build meets the GPU so (``ScanContext.kernels``): a CUDA 10 build on an Ampere GPU
     carries no machine code for it, which TF's line alone ("Blas GEMM launch failed") does not say."""
     when_built_cuda_below: tuple[int, ...] | None = None
     """Only when the CUDA the TF release was built for is older than this: CUDA 10's libraries (cuBLAS) carry no
     kernels for compute capability 8.0 and later, which CUDA 11's do."""
-    """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
-    the CUDA that release was built for (TensorFlow's tested build configurations)."""
     paste_patterns: tuple[re.Pattern[str], ...] = ()
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
@@ -630,6 +637,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
                 when_gpu=_gpu_states(when["gpu"]) if "gpu" in when else None,
+                when_unknown_gpu_pasted=bool(when.get("unknown_gpu_pasted", False)),
                 when_gpu_held=when.get("gpu_held"),
                 when_driver_differs=when.get("driver_differs"),
                 when_tensor_cores=when.get("tensor_cores"),
@@ -1291,6 +1299,8 @@ class LogScanner:
         if signature.when_container is not None and bool(ctx.container) != signature.when_container:
             return False
         if signature.when_gpu is not None and ctx.gpu not in signature.when_gpu:
+            return False
+        if signature.when_unknown_gpu_pasted and ctx.gpu is GpuKnown.UNKNOWN and self.lines > SHORT_LOG_LINES:
             return False
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
             return False

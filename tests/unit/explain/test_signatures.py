@@ -870,3 +870,38 @@ def test_a_post_s_words_name_tensorflow_gpu_s_removal_a_full_gpu_memory_and_a_fa
     assert scan(full).hits[0].signature.category == "oom"
     title = ["Google Colab - Unable to register cuDNN factory", "Runs the whole script then times out.", "", "", ""]
     assert scan(title).hits[0].signature.id == "benign-factory-registration"
+
+
+@pytest.mark.parametrize(
+    "missing",
+    [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+    ],
+)
+def test_a_missing_cuda_runtime_is_a_cpu_run_s_note_unless_a_gpu_is_shown_asked_for_or_it_is_the_paste(missing):
+    stub = "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on your machine."
+    later = [
+        "Using TensorFlow backend.",
+        "Loading the checkpoint ./models/model.ckpt",
+        'Tensor("Sum:0", shape=(), dtype=float32)',
+    ]
+    cpu_run = scan([missing, stub, *later])
+    assert cpu_run.context.gpu is GpuKnown.UNKNOWN
+    assert [h.signature.category for h in cpu_run.hits if not h.signature.benign] == []
+    assert "benign_cudart_stub" in {h.signature.category for h in cpu_run.hits}
+    assert scan([missing, stub]).hits[0].signature.category == "missing_cuda_library"  # the paste's subject
+    wanted = scan(["TensorFlow does not use my GPU", missing, stub, *later])
+    assert wanted.hits[0].signature.category == "missing_cuda_library"
+
+
+def test_windows_driver_library_loaded_shows_a_gpu():
+    lines = [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found",
+        "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on your machine.",
+        "I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library nvcuda.dll",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found",
+    ]
+    result = scan(lines)
+    assert result.context.gpu is GpuKnown.PRESENT
+    assert result.hits[0].signature.id == "cudart-dll-not-found"
