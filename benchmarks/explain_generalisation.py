@@ -55,6 +55,7 @@ LATE_SETS = {
     "2026-12-04n": (1019, 1078),
     "2026-12-04o": (1079, 1138),
     "2026-12-04p": (1139, 1198),
+    "2026-12-04q": (1199, 1259),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
