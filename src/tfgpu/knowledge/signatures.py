@@ -70,7 +70,7 @@ _INFO_RECORD = re.compile(
 """A record TensorFlow printed at INFO level (glog's "I tensorflow/...cc:NN]" or absl's "I0000 ... file.cc:NN]"),
 wherever a poster's paste puts it: TF's own word that the line reports, not complains."""
 _CUDA_INSTALLED = re.compile(
-    r"Cuda compilation tools, release (\d+\.\d+)|/cuda-(\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
+    r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
@@ -78,11 +78,12 @@ _CUDA_INSTALLED = re.compile(
     r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
-library path, in a traceback), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
+library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
 a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed
 "before"), "reinstall cuda to 9.1", or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = (
     "cuda-1",
+    "cuda/1",
     "ools, release",
     "cudatoolkit",
     "GPU Computing Toolkit",

@@ -98,6 +98,7 @@ def _also_line(signature: Signature) -> str:
         "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
+        "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
     }
     return samples[signature.id]
 
@@ -905,3 +906,41 @@ def test_windows_driver_library_loaded_shows_a_gpu():
     result = scan(lines)
     assert result.context.gpu is GpuKnown.PRESENT
     assert result.hits[0].signature.id == "cudart-dll-not-found"
+
+
+def test_a_cluster_module_s_cuda_directory_is_the_cuda_installed():
+    lines = [
+        "`module load tensorflow/2.0.0`",
+        "`module load cuda/10.1`",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcudart.so.10.0'; dlerror: libcudart.so.10.0: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /jmain01/apps/cuda/10.1/lib64",
+    ]
+    result = scan(lines)
+    assert result.context.cuda_installed == ("10.1",)
+    assert result.hits[0].signature.id == "cuda-runtime-of-another-version"
+
+
+def test_tf_s_windows_self_check_and_tfjs_s_binding_name_the_missing_cuda_dlls():
+    self_check = [
+        "ERROR: Failed to import the TensorFlow module.",
+        "- Could not load 'cudart64_80.dll'. The GPU version of TensorFlow",
+        "  requires that this DLL be installed in a directory that is named in",
+    ]
+    assert scan(self_check, ScanContext(no_gpu=False)).hits[0].signature.id == "cudart-dll-not-found"
+    binding = [
+        "Error: The specified module could not be found.",
+        r"\\?\C:\app\node_modules\@tensorflow\tfjs-node-gpu\lib\napi-v4\tfjs_binding.node",
+    ]
+    assert scan(binding).hits[0].signature.id == "tfjs-node-gpu-binding-not-loaded"
+    assert "tfjs-node-gpu-binding-not-loaded" not in {h.signature.id for h in scan(binding[1:]).hits}
+
+
+def test_titles_and_words_name_alloc_failed_no_device_retracing_full_memory_and_a_container_without_the_gpu():
+    body = ["### Describe the Bug", "It stops.", "", ""]
+    assert scan(["CUDNN_STATUS_ALLOC_FAILED (on 2GB GPU)", *body]).hits[0].signature.id == "cudnn-handle-alloc-failed"
+    assert scan(["TensorFlow - cuInit: CUDA_ERROR_NO_DEVICE", *body]).hits[0].signature.id == "cuinit-no-device"
+    retracing = "Erroneously triggering tf.function retracing warnings when rapidly creating new TF models."
+    assert scan([retracing, *body]).hits[0].signature.id == "tf-function-retracing"
+    chinese = ["GPU显存问题", "我也是在用笔记本电脑学习tensorflow，2G显存，也是经常遇到显存不够的问题", "", ""]
+    assert scan(chinese).hits[0].signature.category == "oom"
+    docker = ["Help with use of the docker image", "when runing the container, i cannot see the nvidia card", ""]
+    assert scan(docker).hits[0].signature.category == "docker_no_gpu"
