@@ -56,6 +56,7 @@ LATE_SETS = {
     "2026-12-04o": (1079, 1138),
     "2026-12-04p": (1139, 1198),
     "2026-12-04q": (1199, 1259),
+    "2026-12-04r": (1260, 1320),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
