@@ -99,6 +99,7 @@ def _also_line(signature: Signature) -> str:
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
+        "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
     }
     return samples[signature.id]
 
@@ -944,3 +945,40 @@ def test_titles_and_words_name_alloc_failed_no_device_retracing_full_memory_and_
     assert scan(chinese).hits[0].signature.category == "oom"
     docker = ["Help with use of the docker image", "when runing the container, i cannot see the nvidia card", ""]
     assert scan(docker).hits[0].signature.category == "docker_no_gpu"
+
+
+def test_an_op_with_only_gpu_kernels_tells_a_cpu_only_tf_from_cuda_libraries_that_did_not_load():
+    cpu_only = "InvalidArgumentError: No OpKernel was registered to support Op 'CudnnRNN' with these attrs.  Registered devices: [CPU], Registered kernels:"
+    assert scan([cpu_only, "  <no registered kernels>"]).hits[0].signature.category == "no_gpu_visible"
+    skipped = [
+        "No OpKernel was registered to support Op 'CudnnRNNCanonicalToParams' used by node lstm/CudnnRNNCanonicalToParams",
+        "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
+        "Registered kernels:",
+        "  device='GPU'; T in [DT_FLOAT]",
+    ]
+    top = scan(skipped).hits[0]
+    assert top.signature.category == "missing_cuda_library"
+    assert top.groups["op"] == "CudnnRNNCanonicalToParams"
+    nccl = "No OpKernel was registered to support Op 'NcclAllReduce' used by {{node NcclAllReduce}} with these attrs: [T=DT_FLOAT]  Registered devices: [CPU, GPU]"
+    assert scan([nccl, ""]).hits[0].signature.category == "nccl_multi_gpu"
+
+
+def test_an_explicit_gpu_placement_says_whether_the_op_or_the_gpu_is_missing():
+    kernel = "Cannot assign a device for operation 'Accuracy/__raw_': Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available."
+    assert scan([kernel, ""]).hits[0].signature.category == "op_without_gpu_kernel"
+    device = "Cannot assign a device for operation MatMul: Could not satisfy explicit device specification '/device:GPU:0' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:CPU:0"
+    assert scan([device, ""]).hits[0].signature.category == "no_gpu_visible"
+
+
+def test_a_post_s_oom_error_and_a_card_tf_cannot_recognise_are_named():
+    body = ["### Describe the problem", "Upon starting to train the second fold it results in an OOM error.", "", ""]
+    assert scan(["Unable to remove model from memory", *body]).hits[0].signature.category == "oom"
+    calm = ["Lowering the batch size helped", "now it trains with no OOM errors at all", "", ""]
+    assert not [h for h in scan(calm).hits if h.signature.category == "oom"]
+    windows = ScanContext(os="windows", tf_version="2.13")
+    card = ["GPU card not recognised?", "The RTX 3500 card cannot be recognised by tensorflow.", "", ""]
+    assert scan(card, windows).hits[0].signature.category == "windows_native_after_2_10"
+    assert (
+        scan(["It says 0 GPUs available", "", "", ""], windows).hits[0].signature.category
+        == "windows_native_after_2_10"
+    )
