@@ -46,6 +46,7 @@ FROZEN = {
     "2026-12-04p": "b9b7b9e",
     "2026-12-04q": "fc5d23d",
     "2026-12-04r": "4999efe",
+    "2026-12-04s": "a2ddd90",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"

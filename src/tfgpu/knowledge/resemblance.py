@@ -59,6 +59,10 @@ _NOT_FEATURES = (
 )
 """Words every log holds, the words a poster's sentence is built with ("after the upgrade", "even though"),
 and an issue template's labels ("[Bug]: ...", a question, a call for help) that a report of any problem carries."""
+_GPU_BRANDS = frozenset(["nvidia", "geforce", "rtx", "gtx", "quadro", "tesla", "titan"])
+"""Words of a GPU's product name: a poster names the card of any problem ("mixed_float16 is slow on my
+GeForce RTX 3090"), so they say what the machine is, not what went wrong. Which card is too old for the
+build is read from its compute capability, not resembled."""
 
 
 def features(text: str) -> frozenset[str]:
@@ -70,8 +74,8 @@ def features(text: str) -> frozenset[str]:
     """
     head = text[:TEXT_CHARS]
     found = {f"lib:{m.group(1).lower()}" for m in _LIBRARY.finditer(head)}
-    found |= content_words(head) - _NOT_FEATURES
-    found |= {f"term:{t}" for t in terms(head)}
+    found |= content_words(head) - _NOT_FEATURES - _GPU_BRANDS
+    found |= {f"term:{t}" for t in terms(head) if _GPU_BRANDS.isdisjoint(t.split())}
     return frozenset(found)
 
 

@@ -30,6 +30,14 @@ def test_features_are_words_terms_and_libraries_without_their_versions():
     assert not [f for f in found if f.startswith("lib:") and any(ch.isdigit() for ch in f)]
 
 
+def test_a_gpu_s_product_name_is_not_a_feature():
+    found = features("mixed_float16 is slow on my NVIDIA GeForce RTX 3090, Quadro and Tesla too")
+    assert "slow" in found
+    assert not [
+        f for f in found if {"nvidia", "geforce", "rtx", "quadro", "tesla"} & set(f.removeprefix("term:").split())
+    ]
+
+
 def test_a_model_names_the_problem_whose_reports_share_the_most_and_round_trips_through_its_document():
     model = Resemblance.learn(
         [
