@@ -74,12 +74,13 @@ _CUDA_INSTALLED = re.compile(
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
     r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
     r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
-a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0" (not one installed
+a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0", "while using cuda-9.1" (not one installed
 "before"), "reinstall cuda to 9.1", or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = (
     "cuda-1",
@@ -90,6 +91,7 @@ _CUDA_HINTS = (
     "nstall",
     "I have ",
     "I got ",
+    " using ",
     "装的",
     "grade",
     "pdate",
@@ -104,11 +106,13 @@ _CUDNN_INSTALLED = re.compile(
 "I installed ... cudnn6.0", TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
 needs cuDNN 7.6") is not read."""
 _CUDA_LISTED = re.compile(
-    r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*v?(?P<cuda>\d{1,2}\.\d)(?:\.\d+)*"
+    r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*(?:CUDA(?:[ _]versions?)?\s*[:=]?\s*)?"
+    r"v?(?P<cuda>\d{1,2}\.0?\d)(?:\.\d+)*"
     r"(?P<cudnn>\s*(?:/|,|\band\b)\s*v?[\d.]+)?\s*$"
 )
 """A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
-"CUDA/cuDNN version: 10.1/7.6" or "10.2 and 7.6.5" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN).
+"CUDA/cuDNN version: 10.1/7.6" or "10.2 and 7.6.5" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN),
+the label said twice ("CUDA/cuDNN version: CUDA Version: 10.1") and a minor written with a zero ("10.02" is 10.2).
 Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
 table and is the driver's ceiling, not an install."""
 _GPU_EVIDENCE_KEYS = (
@@ -255,6 +259,10 @@ _MEMORY_AT_START = re.compile(
 1.5-1.15 on one, "totalMemory: 7.93GiB freeMemory: 7.40GiB"): the GPU's memory, and how much of it
 no process held when TF started."""
 _MEMORY_KEYS = ("otal memory:", "totalMemory:")
+_GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d|gpu_bfc_allocator\.cc")
+"""TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
+"Created TensorFlow device (...)"), or the GPU allocator each such device gets logging its settings
+(gpu_bfc_allocator.cc). A poster's "the GPU is not used" beside it is a GPU TF has, not one it lacks."""
 _UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 BUSY_FREE_FRACTION = 0.5
 """Below this share of its memory free at TF's start, other processes held most of the GPU."""
@@ -350,6 +358,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_gpu is not None
         or sig.when_unknown_gpu_pasted
         or sig.when_gpu_held is not None
+        or sig.when_gpu_created is not None
         or sig.when_driver_differs is not None
         or sig.when_tensor_cores is not None
         or sig.when_other_cuda
@@ -408,6 +417,9 @@ class Signature:
     when_gpu_held: bool | None = None
     """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
     mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
+    when_gpu_created: bool | None = None
+    """Only when TF is known to have created a GPU device (True), or is not (False): a poster's "GPU not used"
+    where TF made one is a GPU left idle, not a GPU TF does not see."""
     when_driver_differs: bool | None = None
     """Only when the log shows (True) the driver library and the kernel module reporting different versions."""
     when_tensor_cores: bool | None = None
@@ -436,7 +448,8 @@ class Signature:
     said_in_post: bool = False
     """The paste patterns are read on a longer log's head too, on the lines that are not TF's log
     records (SAID_LINES): a report's template and the words before what it pastes. Set where the
-    when-conditions already show the cause from the machine's facts, so the words only confirm it."""
+    when-conditions already show the cause from the machine's facts, so the words only confirm it, or on a
+    generic symptom (``only_alone``, "TF sees no GPU") that is told only where nothing in the log names a cause."""
 
 
 @dataclass(frozen=True)
@@ -640,6 +653,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_gpu=_gpu_states(when["gpu"]) if "gpu" in when else None,
                 when_unknown_gpu_pasted=bool(when.get("unknown_gpu_pasted", False)),
                 when_gpu_held=when.get("gpu_held"),
+                when_gpu_created=when.get("gpu_created"),
                 when_driver_differs=when.get("driver_differs"),
                 when_tensor_cores=when.get("tensor_cores"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
@@ -706,6 +720,9 @@ class ScanContext:
     gpu_held: bool | None = None
     """Other processes held most of the GPU's memory when TF started: as the caller knows it, or
     (None) as the log's own device line shows it (less than half free; ScanResult's context)."""
+    gpu_created: bool | None = None
+    """TF created a GPU device in the log's process: as the caller knows it, or (None) as the log's device and
+    GPU allocator lines show it (ScanResult's context)."""
     driver_differs: bool | None = None
     """The driver library (libcuda) and the kernel module report different versions (read from the log)."""
     tensor_cores: bool | None = None
@@ -859,6 +876,7 @@ class LogScanner:
         self.no_driver_seen = False
         self.gpu_wanted = False
         self.gpu_held_seen = False
+        self.gpu_created_seen = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
         self.capability_seen: tuple[int, int] | None = None
@@ -987,6 +1005,8 @@ class LogScanner:
             self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
         if first:
             self._read_start(block, low)
+        if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
+            self.gpu_created_seen = bool(_GPU_CREATED.search(block))
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
         if "reported version is" in block:
@@ -1013,7 +1033,8 @@ class LogScanner:
             for found in _CUDA_LISTED.finditer(block):
                 if found["pair"] and not found["cudnn"] and driver_requirement(found["cuda"]) is None:
                     continue  # "CUDA/cuDNN version: 8.1" with one number: a cuDNN, no CUDA release is 8.1
-                self.cuda_seen.setdefault(found["cuda"], None)
+                major, minor = found["cuda"].split(".")
+                self.cuda_seen.setdefault(f"{major}.{int(minor)}", None)
         if "cudnn" in low:
             for found in _CUDNN_INSTALLED.finditer(block):
                 template, said, major, minor = found.groups()
@@ -1113,6 +1134,7 @@ class LogScanner:
             no_gpu=ctx.no_gpu,
             gpu=self._gpu_known(ctx.no_gpu),
             gpu_held=ctx.gpu_held if ctx.gpu_held is not None else self.gpu_held_seen,
+            gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
@@ -1304,6 +1326,8 @@ class LogScanner:
         if signature.when_unknown_gpu_pasted and ctx.gpu is GpuKnown.UNKNOWN and self.lines > SHORT_LOG_LINES:
             return False
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
+            return False
+        if signature.when_gpu_created is not None and bool(ctx.gpu_created) != signature.when_gpu_created:
             return False
         if signature.when_driver_differs is not None and bool(ctx.driver_differs) != signature.when_driver_differs:
             return False

@@ -42,6 +42,7 @@ CONTEXT = {
     "libcuda-missing-in-pod": ScanContext(no_gpu=False),
     "libcuda-import-failed-in-container": ScanContext(container=True),
     "windows-pywrap-module-not-found": ScanContext(os="windows"),
+    "launch-failed-under-tdr": ScanContext(os="windows"),
     "gpu-not-used-in-container": ScanContext(container=True),
     "mirrored-strategy-windows": ScanContext(os="windows"),
     "device-node-missing-in-container": ScanContext(container=True),
@@ -100,6 +101,7 @@ def _also_line(signature: Signature) -> str:
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
+        "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
     }
     return samples[signature.id]
 
@@ -595,8 +597,16 @@ def test_a_report_s_own_words_confirm_a_cause_the_facts_show_but_never_outrank_t
         "_This piece of code return empty array_",
     ]
     assert scan(report, ScanContext(os="windows", tf_version="2.12")).hits[0].signature.id == "windows-native-no-gpu"
-    # the same words where the facts show no cause say nothing
-    assert not [h for h in scan(report, ScanContext(os="linux", tf_version="2.12")).hits if not h.signature.benign]
+    # the same words where the facts show no cause name the symptom alone, never a cause
+    told = [
+        h.signature for h in scan(report, ScanContext(os="linux", tf_version="2.12")).hits if not h.signature.benign
+    ]
+    assert [(s.id, s.only_alone) for s in told] == [("no-gpu-visible", True)]
+    # and not where TF's own lines show it made a GPU device: that GPU is idle, not unseen
+    created = "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1900] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 22290 MB memory"
+    assert not [
+        h for h in scan([*report, created], ScanContext(os="linux", tf_version="2.12")).hits if not h.signature.benign
+    ]
     # TF's own line names the problem: the words are not read over it
     missing = "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublas64_11.dll'"
     facts = ScanContext(os="windows", tf_version="2.13", cuda_installed=("12.5",))
@@ -872,6 +882,75 @@ def test_a_post_s_words_name_tensorflow_gpu_s_removal_a_full_gpu_memory_and_a_fa
     assert scan(full).hits[0].signature.category == "oom"
     title = ["Google Colab - Unable to register cuDNN factory", "Runs the whole script then times out.", "", "", ""]
     assert scan(title).hits[0].signature.id == "benign-factory-registration"
+
+
+def test_cublaslt_no_algorithm_a_ptxas_xla_refuses_and_a_launch_under_windows_tdr_are_named():
+    """From the twentieth late set's development part (deep-active-inference-mc#2, BiaPy#19, tensorflow#66716, #45987)."""
+    assert (
+        scan(["failed to create cublasLt handle: CUBLAS_STATUS_INTERNAL_ERROR"]).hits[0].signature.category
+        == "cublas_init_failed"
+    )
+    no_algorithm = "W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at conv_ops.cc:1106 : Not found: No algorithm worked!"
+    assert scan([no_algorithm]).hits[0].signature.id == "conv-algorithm-failed"
+    assert (
+        scan(["FAILED TO GET CONVOLUTION ALGORITHIM. RTX 2060, CUDA 10"]).hits[0].signature.id
+        == "conv-algorithm-failed"
+    )
+    ptxas = scan(["OP_REQUIRES failed at xla_ops.cc:580 : INTERNAL: XLA requires ptxas version 11.8 or higher"]).hits[0]
+    assert (ptxas.signature.id, ptxas.groups["want"]) == ("xla-requires-newer-ptxas", "11.8")
+    failed = "E tensorflow/stream_executor/cuda/cuda_driver.cc:1010] failed to synchronize the stop event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
+    tdr = "Windows has a service called TDR (Timeout Detection and Recovery) which pings the GPU"
+    windows = ScanContext(os="windows")
+    assert scan([failed, tdr], windows).hits[0].signature.id == "launch-failed-under-tdr"
+    assert scan([failed], windows).hits[0].signature.id == "kernel-launch-failed"  # no watchdog named: no guess
+    assert scan([failed, tdr], ScanContext(os="linux")).hits[0].signature.id == "kernel-launch-failed"
+
+
+def test_the_cuda_a_post_is_using_or_its_template_lists_twice_is_the_cuda_installed():
+    """tensorflow#16136 ("while using cuda-9.1"), #39972 ("CUDA Version: 10.1" after the label), #36864 ("10.02")."""
+    using = scan(
+        [
+            "import tensorflow",
+            "Error while using cuda-9.1, libcublas.so.8.0: cannot open shared object file: No such file or directory",
+        ]
+    )
+    assert (
+        using.context.cuda_installed == ("9.1",) and using.hits[0].signature.category == "wrong_cuda_version_installed"
+    )
+    assert scan(["CUDA/cuDNN version: CUDA Version: 10.1", "", "", ""]).context.cuda_installed == ("10.1",)
+    assert scan(["* CUDA/cuDNN version: 10.02", "", "", ""]).context.cuda_installed == ("10.2",)
+    assert (
+        scan(["TF 2.1 was built with cuda 10.1", "", "", ""]).context.cuda_installed is None
+    )  # a build, not an install
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the training is not utilizing the GPU",
+        "But when I look up the 'nvidia-smi', no gpu is used",
+        "Unable to train using GPU",
+    ],
+)
+def test_a_post_s_words_that_tf_does_not_use_the_gpu_are_the_symptom_where_tf_made_no_gpu_device(said):
+    """SKU110K_CVPR19#19, softlearning#26: the CPU package was installed; TF's lines named nothing."""
+    post = ["I run train.py --gpu 0 on an AWS g3 instance", said, "Epoch 1/10", "100/100 [====] - 50s"]
+    assert scan(post).hits[0].signature.id == "no-gpu-visible"
+    created = "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1406] Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 10405 MB memory)"
+    assert not [h for h in scan([*post, created]).hits if not h.signature.benign]
+    assert not scan(["I am not using the GPU on purpose, CPU only", "Epoch 1/10", "", ""]).hits
+
+
+def test_oom_in_a_post_s_title_before_its_log_is_out_of_memory():
+    """keras-yolo3#21: "OOM when training raccoon dataset"; a post that had none is not one."""
+    post = [
+        "OOM when training raccoon dataset",
+        "using train.py with only change dataset path",
+        "Epoch 1/103",
+        "('resizing: ', 320, 320)",
+    ]
+    assert scan(post).hits[0].signature.category == "oom"
+    assert not scan(["No OOM errors when training at batch 64", "Epoch 1/103", "", ""]).hits
 
 
 @pytest.mark.parametrize(
