@@ -6,8 +6,9 @@ libcusolver.so.10 dont load"); what such a paste shares with earlier reports of 
 vocabulary: a library's name, an identifier, a pair of naming words. A naive Bayes model over those
 features, counted in the public threads of ``benchmarks/corpus`` (their held-out quarter left out,
 ``scripts/build_resemblance.py``), names the problem the paste is most like. It is asked only where
-no message matched, of a short paste or the error lines only the fallback tier knew, and only when
-they say something went wrong; its answer says that it was named by resemblance.
+no message matched: of a short paste, or of the lines of a longer report's own words (not TF's log
+records) that say something went wrong, where no harmless line TF printed is what they complain of;
+its answer says that it was named by resemblance.
 """
 
 from __future__ import annotations
@@ -68,14 +69,18 @@ build is read from its compute capability, not resembled."""
 def features(text: str) -> frozenset[str]:
     """What a report is compared by: content words beside every log's, terms, and libraries by name.
 
+    An identifier is one word ("ValueError" is not also the term "valueerror"): counted twice, it made
+    a problem with two reports that printed it outweigh one whose reports share every other word.
+
     Examples:
         >>> sorted(features("libcudnn.so.8 dont load"))
         ['dont', 'lib:libcudnn', 'libcudnn']
     """
     head = text[:TEXT_CHARS]
     found = {f"lib:{m.group(1).lower()}" for m in _LIBRARY.finditer(head)}
-    found |= content_words(head) - _NOT_FEATURES - _GPU_BRANDS
-    found |= {f"term:{t}" for t in terms(head) if _GPU_BRANDS.isdisjoint(t.split())}
+    words = content_words(head)
+    found |= words - _NOT_FEATURES - _GPU_BRANDS
+    found |= {f"term:{t}" for t in terms(head) if t not in words and _GPU_BRANDS.isdisjoint(t.split())}
     return frozenset(found)
 
 

@@ -1268,9 +1268,12 @@ class LogScanner:
         return has_tensor_cores(parse_cc(model.compute_capability), _GTX_16.search(model.name) is not None)
 
     def _resemble(self, harmless: set[int], ctx: ScanContext) -> list[Hit]:
-        """The problem that a short paste resembles most in public reports, when it complains of one.
+        """The problem that a short paste, or a longer report's own words, resembles most in public reports.
 
-        Asked only where nothing else named a problem: not a generic symptom as written, not the
+        A longer log is read by the lines of its poster's words (its head, not TF's log records) that
+        complain, and only where no harmless line TF printed is there for them to complain of: "I get
+        this error" above a CPU machine's "failed call to cuInit" is about that line. Asked only where
+        nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
         component's next step); a line a harmless signature explained, or one TF printed at INFO
         level, is not read. The problem is told by the signature of its category that applies here
@@ -1280,9 +1283,14 @@ class LogScanner:
         """
         if self.resemblance is None:
             return []
-        if self.lines > SHORT_LOG_LINES:
-            return []
-        lines = [(n, t) for n, t in self._first_lines if n not in harmless and not _INFO_RECORD.search(t)]
+        long_log = self.lines > SHORT_LOG_LINES
+        if long_log and harmless:
+            return []  # a post about a line a harmless signature explains complains of that line
+        lines = [
+            (n, t)
+            for n, t in (self._said_lines if long_log else self._first_lines)
+            if n not in harmless and not _INFO_RECORD.search(t) and (not long_log or COMPLAINT.search(t))
+        ]
         text = "\n".join(t for _, t in lines)
         if not lines or not COMPLAINT.search(text):
             return []

@@ -26,7 +26,8 @@ def scan(lines):
 
 def test_features_are_words_terms_and_libraries_without_their_versions():
     found = features("Could not load libcublas.so.11 and cudart64_110.dll: CUBLAS_STATUS_NOT_INITIALIZED")
-    assert {"lib:libcublas", "lib:cudart", "term:cublas_status_not_initialized"} <= found
+    assert {"lib:libcublas", "lib:cudart", "cublas_status_not_initialized"} <= found
+    assert "term:cublas_status_not_initialized" not in found  # an identifier is one word, not also a term
     assert not [f for f in found if f.startswith("lib:") and any(ch.isdigit() for ch in f)]
 
 
@@ -62,6 +63,26 @@ def test_a_paste_in_words_no_signature_has_is_named_by_resemblance_and_the_answe
     out = io.StringIO()
     render_explanation_text(explanation, Console(file=out, width=200))
     assert f"perhaps: {problem.title}" in out.getvalue()
+
+
+def test_a_longer_report_is_resembled_by_its_poster_s_complaints_unless_a_harmless_line_is_their_subject():
+    """OpenNMT-tf#80's words, and Chiron#99's question about a CPU machine's driver lines (a benign public log)."""
+    post = [
+        "gpu_allow_growth is not working",
+        "Calling the tutorial code with additional argument gpu_allow_growth",
+        "python -m bin.main train_and_eval --gpu_allow_growth --model config/models/nmt_small.py",
+        "does not prevent GPU memory being fully allocated.",
+    ]
+    (hit,) = scan(post).hits
+    assert hit.reading is Reading.BY_RESEMBLANCE and hit.quotes[0] == (1, post[0])
+    question = [
+        "After processing I receive a number of lines from tensorflow, mostly information, but also these:",
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; "
+        "dlerror: libcuda.so.1: cannot open shared object file: No such file or directory",
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed call to cuInit: UNKNOWN ERROR (303)",
+        "My first run is still running, but I'm not sure if these will effect the results.",
+    ]
+    assert scan(question).hits and all(h.signature.benign for h in scan(question).hits)
 
 
 def test_without_a_complaint_or_where_a_message_matched_nothing_is_guessed():

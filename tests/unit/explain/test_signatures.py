@@ -950,7 +950,8 @@ def test_oom_in_a_post_s_title_before_its_log_is_out_of_memory():
         "('resizing: ', 320, 320)",
     ]
     assert scan(post).hits[0].signature.category == "oom"
-    assert not scan(["No OOM errors when training at batch 64", "Epoch 1/103", "", ""]).hits
+    denied = scan(["No OOM errors when training at batch 64", "Epoch 1/103", "", ""]).hits
+    assert not [h for h in denied if h.reading is not Reading.BY_RESEMBLANCE]  # at most a guess, said as one
 
 
 @pytest.mark.parametrize(
