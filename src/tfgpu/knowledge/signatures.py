@@ -87,16 +87,17 @@ _CUDA_HINTS = (
     "cuda/1",
     "ools, release",
     "cudatoolkit",
-    "GPU Computing Toolkit",
+    "gpu computing toolkit",
     "nstall",
-    "I have ",
-    "I got ",
-    " using ",
+    "i have ",
+    "i got ",
+    "using cuda",
     "装的",
     "grade",
     "pdate",
 )
-"""Literals of _CUDA_INSTALLED's branches (CUDA 10 and later), looked for in a block before the regex runs."""
+"""Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
+text before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
     r"|install\w*\b[^\n]{0,80}?\bcudnn[ _-]?v?(\d{1,2}\.\d+)"
@@ -1017,7 +1018,7 @@ class LogScanner:
             if capability:
                 self.capability_seen = _capability(capability)
                 self.tensor_cores_seen = has_tensor_cores(self.capability_seen, _GTX_16.search(block) is not None)
-        if any(k in block for k in _CUDA_HINTS):
+        if any(k in low for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
 
