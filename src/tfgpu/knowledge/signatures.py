@@ -137,6 +137,10 @@ guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU ru
 looked for in each block of lines at once."""
 
 
+_FAILURE_SAID = re.compile(r"(?i)\b(?:error|exception|traceback|fail(?:s|ed|ure)?|crash\w*)\b")
+"""A failure in a poster's own words: an error, an exception, a crash."""
+_GPU_SAID = re.compile(r"(?i)gpu|cuda|cudnn|nvidia|driver")
+"""A word of the GPU stack: a failure said in a line that holds one may be the GPU's."""
 _OTHER_GRAPHICS = re.compile(
     r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b|\bApple\s+(?:Silicon|M[1-5])\b|\bM[1-5](?:\s+(?:Pro|Max|Ultra))?\s+Mac"
 )
@@ -358,6 +362,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_container is not None
         or sig.when_gpu is not None
         or sig.when_unknown_gpu_pasted
+        or sig.when_unknown_gpu_subject
         or sig.when_gpu_held is not None
         or sig.when_gpu_created is not None
         or sig.when_driver_differs is not None
@@ -415,6 +420,9 @@ class Signature:
     """Where the machine's GPU is unknown, only as a paste's subject (a log of at most SHORT_LOG_LINES lines):
     TF's GPU build looks for the CUDA runtime at every import, so on a CPU machine a longer log about
     something else carries the failed look-up ("Ignore above cudart dlerror if you do not have a GPU")."""
+    when_unknown_gpu_subject: bool = False
+    """Where the machine's GPU is unknown, not where the post's own words report a failure that names no part
+    of the GPU stack: TF's no-CUDA notice is then beside the post's subject, not it."""
     when_gpu_held: bool | None = None
     """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
     mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
@@ -653,6 +661,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_container=when.get("container"),
                 when_gpu=_gpu_states(when["gpu"]) if "gpu" in when else None,
                 when_unknown_gpu_pasted=bool(when.get("unknown_gpu_pasted", False)),
+                when_unknown_gpu_subject=bool(when.get("unknown_gpu_subject", False)),
                 when_gpu_held=when.get("gpu_held"),
                 when_gpu_created=when.get("gpu_created"),
                 when_driver_differs=when.get("driver_differs"),
@@ -1245,6 +1254,14 @@ class LogScanner:
             return GpuKnown.WANTED
         return GpuKnown.ABSENT if self.no_driver_seen else GpuKnown.UNKNOWN
 
+    def _other_failure_said(self) -> bool:
+        """Whether the post's own words report a failure in a line that names no part of the GPU stack.
+
+        "Error while training PPO agent" above TF's "Could not find cuda drivers on your machine" is a
+        failure of its own, and the notice beside it a CPU run's, where nothing shows a GPU.
+        """
+        return any(_FAILURE_SAID.search(t) and not _GPU_SAID.search(t) for _, t in self._said_lines)
+
     def _named_cc(self) -> tuple[int, int] | None:
         """The compute capability of the GPU model the log's own words name in its head (the first NAMED_CHARS)."""
         text = " ".join(line for _, line in self._said_lines)[:NAMED_CHARS]
@@ -1333,6 +1350,8 @@ class LogScanner:
         if signature.when_gpu is not None and ctx.gpu not in signature.when_gpu:
             return False
         if signature.when_unknown_gpu_pasted and ctx.gpu is GpuKnown.UNKNOWN and self.lines > SHORT_LOG_LINES:
+            return False
+        if signature.when_unknown_gpu_subject and ctx.gpu is GpuKnown.UNKNOWN and self._other_failure_said():
             return False
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
             return False

@@ -288,6 +288,12 @@ def test_no_cuda_is_a_problem_only_where_a_gpu_is_known_or_shown():
     assert scan([line]).hits[0].signature.severity is Severity.WARNING
     oom = "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024]"
     assert "no-cuda-runtime-gpu-unknown" not in [h for h, _ in verdict([line, oom])]  # another error explains the log
+    # a post about a failure of its own, in words that name no part of the GPU stack (circuit_training#58)
+    post = ["Error while training PPO agent", "I am getting this error. I have launched reverb server.", line, ""]
+    assert not [i for i, benign in verdict(post) if not benign]
+    asked = ["Error: training runs on the CPU, not my GPU", "I am getting this error.", line, ""]
+    assert ("cudart-stub-no-cuda-runtime", False) in verdict(asked)  # the failure said is the GPU's
+    assert verdict(["Loading DLC 2.3.8...", line, line, ""]) == [("no-cuda-runtime-gpu-unknown", False)]
     assert verdict([line], ScanContext(no_gpu=True)) == [("cpu-machine-no-cuda", True)]
     assert verdict([line], ScanContext(no_gpu=False)) == [("cudart-stub-no-cuda-runtime", False)]
     for shown in (
