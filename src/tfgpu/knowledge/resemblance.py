@@ -44,12 +44,27 @@ _LIBRARY = re.compile(
     r"(?i)\b(lib[a-z_]+?|cudnn_[a-z_]+?|cudart|cublas|cusolver|cufft|curand|cusparse|nvcuda)(?:64)?(?:\.so|_\d+\.dll|\d*\.dll)"
 )
 """A library named in a soname or a DLL (libcudnn.so.8, cudart64_110.dll): its stem, without the version."""
-COMPLAINT = re.compile(
+_COMPLAINT = re.compile(
     r"(?i)\b(?:error|errors|fail\w*|not|no|cannot|can't|couldn'?t|unable|doesn'?t|don'?t|dont|isn'?t|won'?t|"
     r"missing|slow\w*|crash\w*|abort\w*|killed|issue|problem|wrong|stuck|hang\w*|freez\w*|exception|traceback|"
     r"horrible|terrible|bad|poor|worse|broken|refus\w*)\b"
 )
 """Words of something gone wrong: a paste without any says nothing to resemble a problem with."""
+_NEGATED_COMPLAINT = re.compile(
+    r"(?i)\b(?:no|without(?: any)?)\s+(?:\w+\s+){0,2}?(?:errors?|issues?|problems?|crash\w*)\b"
+)
+"""A complaint said not to happen ("now it trains with no OOM errors at all", "runs without any issues"):
+the words of a fix that worked, which complain of nothing."""
+
+
+def complains(text: str) -> bool:
+    """Whether ``text`` says something went wrong, less the complaints it says do not happen.
+
+    Examples:
+        >>> complains("now it trains with no OOM errors at all"), complains("no GPU found")
+        (False, True)
+    """
+    return _COMPLAINT.search(_NEGATED_COMPLAINT.sub(" ", text)) is not None
 
 
 _NOT_FEATURES = (
@@ -92,7 +107,7 @@ def complaints(text: str) -> str:
     lines = text.splitlines()
     if sum(1 for line in lines if line.strip()) <= SHORT_REPORT_LINES:
         return text
-    return "\n".join(line for line in lines if COMPLAINT.search(line))
+    return "\n".join(line for line in lines if complains(line))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
 from tfgpu.knowledge.compat import driver_requirement, gpu_model, release_archs, tf_release
-from tfgpu.knowledge.resemblance import COMPLAINT, Resemblance, features, load_resemblance
+from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
 from tfgpu.model.findings import Severity
@@ -1307,10 +1307,10 @@ class LogScanner:
         lines = [
             (n, t)
             for n, t in (self._said_lines if long_log else self._first_lines)
-            if n not in harmless and not _INFO_RECORD.search(t) and (not long_log or COMPLAINT.search(t))
+            if n not in harmless and not _INFO_RECORD.search(t) and (not long_log or complains(t))
         ]
         text = "\n".join(t for _, t in lines)
-        if not lines or not COMPLAINT.search(text):
+        if not lines or not complains(text):
             return []
         likeness = self.resemblance.nearest(text)
         if likeness is None:
