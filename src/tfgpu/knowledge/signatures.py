@@ -1289,12 +1289,12 @@ class LogScanner:
         """The problem that a short paste, or a longer report's own words, resembles most in public reports.
 
         A longer log is read by the lines of its poster's words (its head, not TF's log records) that
-        complain, and only where no harmless line TF printed is there for them to complain of: "I get
-        this error" above a CPU machine's "failed call to cuInit" is about that line. Asked only where
+        complain. Either is read only where no harmless line TF printed is there for them to complain of:
+        "I get this error" above a CPU machine's "failed call to cuInit", or a title "TensRT issue" above
+        TF-TRT's warning, is about that line. Asked only where
         nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
-        component's next step); a line a harmless signature explained, or one TF printed at INFO
-        level, is not read. The problem is told by the signature of its category that applies here
+        component's next step); a line TF printed at INFO level is not read. The problem is told by the signature of its category that applies here
         (the machine's GPU, OS, container as known) and prints no
         field of its own match (the paste filled none: a field left reads "?"), then shares the most
         features with the paste, then is the generic one (``only_alone``).
@@ -1302,12 +1302,12 @@ class LogScanner:
         if self.resemblance is None:
             return []
         long_log = self.lines > SHORT_LOG_LINES
-        if long_log and harmless:
+        if harmless:
             return []  # a post about a line a harmless signature explains complains of that line
         lines = [
             (n, t)
             for n, t in (self._said_lines if long_log else self._first_lines)
-            if n not in harmless and not _INFO_RECORD.search(t) and (not long_log or complains(t))
+            if not _INFO_RECORD.search(t) and (not long_log or complains(t))
         ]
         text = "\n".join(t for _, t in lines)
         if not lines or not complains(text):

@@ -55,6 +55,22 @@ def test_a_model_names_the_problem_whose_reports_share_the_most_and_round_trips_
     assert Resemblance.from_document(model.to_document()) == model
 
 
+def test_a_small_problem_does_not_outweigh_a_large_one_by_the_features_it_lacks():
+    """A feature no report of a small problem holds is about as rare there as everywhere, not one in three."""
+    reports = [("oom", f"ran out of GPU memory in epoch {i} training the big model") for i in range(60)]
+    reports += [("oom", "got an OutOfMemory error loading weights"), ("oom", "not enough RAM on the GPU for a batch")]
+    reports += [
+        ("memory_growth_mixed", "Memory growth cannot differ between GPU devices"),
+        ("memory_growth_mixed", "set_memory_growth differs between GPU devices"),
+    ]
+    likeness = Resemblance.learn(reports).nearest("with 12GB RAM I get OutOfMemory")
+    assert likeness is not None and likeness.category == "oom"
+
+
+def test_a_pair_of_sentence_words_is_not_a_term():
+    assert "term:even though" not in features("tensorflow cannot find libcudnn.so.8 even though cuDNN is installed")
+
+
 def test_a_paste_in_words_no_signature_has_is_named_by_resemblance_and_the_answer_says_so():
     explanation = explain_lines(["tensorflow cannot find libcudnn.so.8 even though cuDNN is installed"])
     (problem,) = explanation.problems
