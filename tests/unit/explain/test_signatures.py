@@ -1068,3 +1068,30 @@ def test_a_post_s_oom_error_and_a_card_tf_cannot_recognise_are_named():
         scan(["It says 0 GPUs available", "", "", ""], windows).hits[0].signature.category
         == "windows_native_after_2_10"
     )
+
+
+def test_cudnn_s_scratch_limit_is_tf_s_setting_and_no_algorithm_worked_is_the_convolution_failing():
+    """tf-keras#125: every engine wants more scratch than TF_CUDNN_WORKSPACE_LIMIT_IN_MB allows (4 GiB)."""
+    log = [
+        "No algorithm worked!  Error messages:",
+        "  Profiling failure on CUDNN engine 1#TC: RESOURCE_EXHAUSTED: Allocating 4718624784 bytes exceeds the memory limit of 4294967296 bytes.",
+        "  Profiling failure on CUDNN engine 1: RESOURCE_EXHAUSTED: Allocating 4718624784 bytes exceeds the memory limit of 4294967296 bytes.",
+        "",
+    ]
+    top = scan(log).hits[0]
+    assert top.signature.id == "cudnn-workspace-limit" and top.groups["limit"] == "4294967296"
+    assert "TF_CUDNN_WORKSPACE_LIMIT_IN_MB" in top.signature.fix
+    title = 'TensorFlow can\'t communicate with GPU. "No algorithm worked!"'
+    assert scan([title, "", "", ""]).hits[0].signature.category == "conv_algorithm_failed"
+
+
+def test_a_thread_that_finds_the_cuda_does_not_match_tf_names_it_unless_it_says_it_does_not():
+    said = [
+        "crashes when training",
+        "Unless you have a custom Tensorflow, you are running the wrong version of Cuda.",
+        "",
+        "",
+    ]
+    assert scan(said).hits[0].signature.id == "cuda-tf-mismatch-said"
+    denied = ["crashes when training", "It is not a CUDA mismatch, the versions match", "", ""]
+    assert not [h for h in scan(denied).hits if h.signature.id == "cuda-tf-mismatch-said"]
