@@ -1086,12 +1086,7 @@ def test_cudnn_s_scratch_limit_is_tf_s_setting_and_no_algorithm_worked_is_the_co
 
 
 def test_a_thread_that_finds_the_cuda_does_not_match_tf_names_it_unless_it_says_it_does_not():
-    said = [
-        "crashes when training",
-        "Unless you have a custom Tensorflow, you are running the wrong version of Cuda.",
-        "",
-        "",
-    ]
-    assert scan(said).hits[0].signature.id == "cuda-tf-mismatch-said"
+    wrong = "Unless you have a custom Tensorflow, you are running the wrong version of Cuda."
+    assert scan(["crashes when training", wrong, "", ""]).hits[0].signature.id == "cuda-tf-mismatch-said"
     denied = ["crashes when training", "It is not a CUDA mismatch, the versions match", "", ""]
     assert not [h for h in scan(denied).hits if h.signature.id == "cuda-tf-mismatch-said"]
