@@ -59,6 +59,7 @@ LATE_SETS = {
     "2026-12-04r": (1260, 1320),
     "2026-12-04s": (1321, 1380),
     "2026-12-04t": (1381, 1442),
+    "2026-12-04u": (1443, 1504),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
