@@ -73,15 +73,17 @@ _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
-    r"\binstalled [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\binstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
     r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\bln\s+-\w*s\w*\s+\S*?\blibcudart\.so\.(\d+(?:\.\d+)?)\s|"
     r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
     r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
-a poster's "cuda 7.5 installed", "I installed cuda 9.1", "I have only Cuda 9.0", "while using cuda-9.1" (not one installed
-"before"), "reinstall cuda to 9.1", or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1" (not one installed
+"before"), "reinstall cuda to 9.1", the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
+.../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = (
     "cuda-1",
     "cuda/1",
@@ -92,6 +94,7 @@ _CUDA_HINTS = (
     "i have ",
     "i got ",
     "using cuda",
+    "ln -",
     "装的",
     "grade",
     "pdate",

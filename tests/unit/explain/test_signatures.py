@@ -102,6 +102,7 @@ def _also_line(signature: Signature) -> str:
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
+        "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
     }
     return samples[signature.id]
 
@@ -1090,3 +1091,38 @@ def test_a_thread_that_finds_the_cuda_does_not_match_tf_names_it_unless_it_says_
     assert scan(["crashes when training", wrong, "", ""]).hits[0].signature.id == "cuda-tf-mismatch-said"
     denied = ["crashes when training", "It is not a CUDA mismatch, the versions match", "", ""]
     assert not [h for h in scan(denied).hits if h.signature.id == "cuda-tf-mismatch-said"]
+
+
+def test_multi_backend_keras_s_tf_1_graph_calls_are_the_keras_mismatch_only_through_its_backend():
+    """segmentation_models#140: keras 2.2's tensorflow_backend.py calls tf.placeholder under TF 2."""
+    error = "RuntimeError: tf.placeholder() is not compatible with eager execution."
+    backend = (
+        '  File "/usr/local/lib/python3.7/site-packages/keras/backend/tensorflow_backend.py", line 517, in placeholder'
+    )
+    assert scan([backend, error, "", ""]).hits[0].signature.id == "multi-backend-keras-on-tf2"
+    own_code = '  File "train.py", line 12, in <module>'
+    assert not [h for h in scan([own_code, error, "", ""]).hits if h.signature.id == "multi-backend-keras-on-tf2"]
+
+
+def test_a_post_s_words_name_a_missing_cudnn_soname_resource_exhaustion_and_no_working_algorithm():
+    said = {
+        "The container images have no libcudnn.so.8, and I cannot use GPU acceleration": "cudnn-not-loaded",
+        "I am still getting Resource exhausted error on training.": "resource-exhausted",
+        "However, I get a 'NotFoundError: No algorithm worked' error when I start training.": "conv-algorithm-failed",
+    }
+    for words, signature in said.items():
+        assert scan(["training fails on the GPU", words, "", ""]).hits[0].signature.id == signature, words
+
+
+@pytest.mark.parametrize(
+    "installed",
+    [
+        "I first installed cuda toolkit 12.3 in windows side",
+        "sudo ln -s /usr/local/cuda/lib64/libcudart.so.12 /usr/local/cuda/lib64/libcudart.so.11.0",
+    ],
+)
+def test_a_cuda_toolkit_installed_or_a_runtime_linked_to_tf_s_name_makes_the_missing_runtime_the_wrong_cuda(installed):
+    missing = (
+        "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
+    )
+    assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
