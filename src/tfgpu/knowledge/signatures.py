@@ -74,16 +74,20 @@ _CUDA_INSTALLED = re.compile(
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
-    r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)(?:[ -]?version)?[ -]?v?(\d+\.\d+)\b|"
     r"\bln\s+-\w*s\w*\s+\S*?\blibcudart\.so\.(\d+(?:\.\d+)?)\s|"
+    r"\bI (?:have|got) \W{0,2}lib(?:cudart|cublas)\.so\.(\d+(?:\.\d+)?)\W{0,2} installed\b|"
+    r"\b(?:there is|there's|I (?:have|got|see|found))\b[^\n]{0,40}?\bcudart64_(\d+)\.dll\b(?![^\n]{0,12}\b(?:not|missing|is not)\b)|"
     r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
     r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
-a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1" (not one installed
+a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1" or "I am using CUDA version 10.1" (not one installed
 "before"), "reinstall cuda to 9.1", the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
-.../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+.../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
+a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
+digits read as ``cuda_version_of`` reads them), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = (
     "cuda-1",
     "cuda/1",
@@ -95,6 +99,7 @@ _CUDA_HINTS = (
     "i got ",
     "using cuda",
     "ln -",
+    "cudart64_",
     "装的",
     "grade",
     "pdate",
@@ -380,8 +385,10 @@ def _prints_its_groups(sig: Signature) -> bool:
 
 
 _TF_VERSION = re.compile(
-    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
+    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+(?:tf ?)?|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
 )
+"""The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" or the issue template's "tf 2.16.1"
+after it, tf.__version__ printed."""
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
 BLOCK_LINES = 1024
@@ -1032,7 +1039,7 @@ class LogScanner:
                 self.tensor_cores_seen = has_tensor_cores(self.capability_seen, _GTX_16.search(block) is not None)
         if any(k in low for k in _CUDA_HINTS):
             for found in _CUDA_INSTALLED.finditer(block):
-                self.cuda_seen.setdefault(next(v for v in found.groups() if v), None)
+                self.cuda_seen.setdefault(cuda_version_of(next(v for v in found.groups() if v)), None)
 
     def _read_start(self, block: str, low: str) -> None:
         """What the first block of a log says: TF finding no driver, the CUDA and cuDNN listed, a writer asking for a GPU.
@@ -1378,9 +1385,20 @@ class LogScanner:
 
 
 def cuda_version_of(soname_version: str) -> str:
-    """The CUDA version a library's soname names: "10.1" and "11" as they are, Windows's "101" → "10.1"."""
+    """The CUDA version a library's soname names: "10.1" and "11" as they are, Windows's "101" → "10.1".
+
+    A Windows DLL writes its release's digits without the dot: CUDA 9.x's two ("cudart64_90.dll" is
+    9.0), 10.0 to 11.x's three ("cudart64_110.dll" is 11.0), and from CUDA 12 the major alone
+    ("cudart64_12.dll"); two digits from 80 up are a pre-10 major and minor.
+
+    Examples:
+        >>> [cuda_version_of(v) for v in ("10.1", "11", "101", "110", "90", "12")]
+        ['10.1', '11', '10.1', '11.0', '9.0', '12']
+    """
     if soname_version.isdigit() and len(soname_version) == 3:
         return f"{soname_version[:2]}.{soname_version[2]}"
+    if soname_version.isdigit() and len(soname_version) == 2 and int(soname_version) >= 80:
+        return f"{soname_version[0]}.{soname_version[1]}"
     return soname_version
 
 

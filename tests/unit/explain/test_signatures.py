@@ -1126,3 +1126,81 @@ def test_a_cuda_toolkit_installed_or_a_runtime_linked_to_tf_s_name_makes_the_mis
         "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
     )
     assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
+
+
+@pytest.mark.parametrize(
+    ("missing", "installed"),
+    [
+        (
+            "ImportError: libcublas.so.8.0: cannot open shared object file",
+            "Is this because I am using CUDA version 10.1.",
+        ),
+        (
+            "libtensorflow_jni.so: libcublas.so.9.0: cannot open shared object file",
+            "I have **libcublas.so.9.2** installed.",
+        ),
+        (
+            "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+            "Under CUDA_PATH there is a file bin\\cudart64_12.dll (along with some others).",
+        ),
+    ],
+)
+def test_a_cuda_a_poster_uses_or_a_runtime_they_have_makes_the_missing_library_the_wrong_cuda(missing, installed):
+    """tensorflow#34059, tensorflow#22202, TensorFlow.NET#1288: the library TF asks for is another CUDA's."""
+    assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
+
+
+def test_a_dll_that_is_not_found_is_not_read_as_the_cuda_installed():
+    missing = "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
+    said = "I have the error cudart64_110.dll not found on every start"
+    assert scan([missing, said, "", ""]).hits[0].signature.category == "missing_cuda_library"
+
+
+def test_cuda_9_s_two_digit_dll_names_its_own_release_not_another():
+    """cudart64_90.dll is CUDA 9.0's runtime: with CUDA 9.0 installed it is no version mismatch."""
+    missing = "Could not load dynamic library 'cudart64_90.dll'; dlerror: cudart64_90.dll not found"
+    hits = scan([missing, "I have CUDA 9.0 installed", "", ""]).hits
+    assert hits[0].signature.category == "missing_cuda_library"
+
+
+@pytest.mark.parametrize(
+    "printed",
+    ["Is TensorFlow built with CUDA?: False", "tf.test.is_built_with_cuda() -> False", "is_built_with_cuda(): False"],
+)
+def test_a_build_without_cuda_on_native_windows_from_tf_2_11_is_the_cpu_only_wheel(printed):
+    """tensorflow#68236 prints its own label before the answer; the issue template's "tf 2.16.1" names the release."""
+    windows = ["TensorFlow version: tf 2.16.1", "OS platform and distribution: Windows 10", printed, ""]
+    assert scan(windows).hits[0].signature.id == "windows-native-no-gpu"
+    assert not scan(["TensorFlow version: tf 2.16.1", "Windows 10", "Is TensorFlow built with CUDA?: True", ""]).hits
+
+
+def test_the_cpu_only_package_a_tool_installs_over_tensorflow_gpu_is_why_no_gpu_is_seen():
+    """ml-agents#3729 and #1600: installing the tool puts TF's CPU build back."""
+    said = [
+        "Installing mlagent via pip installs tensorflow-cpu on my computer and hide tensorflow-gpu from my system",
+        "But mlagents-learn script is hardcoded to check if cpu version is installed.",
+    ]
+    for words in said:
+        assert scan(["GPU not used", words, "", ""]).hits[0].signature.id == "cpu-package-shadows-gpu", words
+    on_purpose = scan(["GPU not used", "I use tensorflow-cpu on my laptop on purpose", "", ""]).hits
+    assert not [h for h in on_purpose if h.signature.id == "cpu-package-shadows-gpu"]
+
+
+def test_a_title_that_starts_with_oom_is_out_of_memory_but_the_kernel_s_oom_killer_is_not():
+    assert (
+        scan(["OOM tacotron2", "when trying to run the training I run in the following error:", "", ""])
+        .hits[0]
+        .signature.id
+        == "resource-exhausted"
+    )
+    assert not [h for h in scan(["OOM killer ended my job", "", "", ""]).hits if h.signature.category == "oom"]
+
+
+def test_a_thread_that_finds_the_cudnn_does_not_match_names_it_unless_it_says_it_does_not():
+    """colabtools#2413: the notebook's new cuDNN; the signature prints no version it cannot know."""
+    said = ["training crashes", "it started displaying a message regarding CuDNN version", "", ""]
+    hit = scan(said).hits[0]
+    assert hit.signature.id == "cudnn-version-mismatch-said"
+    assert "{" not in hit.signature.title
+    denied = ["training crashes", "It is not a cuDNN mismatch: the versions match", "", ""]
+    assert not [h for h in scan(denied).hits if h.signature.id == "cudnn-version-mismatch-said"]
