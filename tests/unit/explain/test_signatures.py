@@ -1091,6 +1091,10 @@ def test_a_thread_that_finds_the_cuda_does_not_match_tf_names_it_unless_it_says_
     assert scan(["crashes when training", wrong, "", ""]).hits[0].signature.id == "cuda-tf-mismatch-said"
     denied = ["crashes when training", "It is not a CUDA mismatch, the versions match", "", ""]
     assert not [h for h in scan(denied).hits if h.signature.id == "cuda-tf-mismatch-said"]
+    found = ["Can't find dependent libraries", "I was not using the correct CUDA version for tf 1.12", "", ""]
+    assert scan(found).hits[0].signature.id == "cuda-tf-mismatch-said"  # tensorflow#16660
+    asked = ["crashes when training", "I am not sure I have the right CUDA version", "", ""]
+    assert not [h for h in scan(asked).hits if h.signature.id == "cuda-tf-mismatch-said"]
 
 
 def test_multi_backend_keras_s_tf_1_graph_calls_are_the_keras_mismatch_only_through_its_backend():
