@@ -75,6 +75,7 @@ _CUDA_INSTALLED = re.compile(
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
     r"\binstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
     r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)(?:[ -]?version)?[ -]?v?(\d+\.\d+)\b|"
+    r"\b(?:I'?m|I am) running\b[^\n]{0,60}?\b[Cc](?:UDA|uda)[ -]?v?(\d+\.\d+)\b|"
     r"\bln\s+-\w*s\w*\s+\S*?\blibcudart\.so\.(\d+(?:\.\d+)?)\s|"
     r"\bI (?:have|got) \W{0,2}lib(?:cudart|cublas)\.so\.(\d+(?:\.\d+)?)\W{0,2} installed\b|"
     r"\b(?:there is|there's|I (?:have|got|see|found))\b[^\n]{0,40}?\bcudart64_(\d+)\.dll\b(?![^\n]{0,12}\b(?:not|missing|is not)\b)|"
@@ -83,7 +84,7 @@ _CUDA_INSTALLED = re.compile(
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
-a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1" or "I am using CUDA version 10.1" (not one installed
+a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
 "before"), "reinstall cuda to 9.1", the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
 .../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
 a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
@@ -98,6 +99,7 @@ _CUDA_HINTS = (
     "i have ",
     "i got ",
     "using cuda",
+    "m running",
     "ln -",
     "cudart64_",
     "装的",
@@ -941,6 +943,8 @@ class LogScanner:
         A line with ``\r`` in it is several lines to a reader: a log written with CR alone, or an
         error that a short progress redraw covered only in part. Each part is read, except the
         progress redraws before the last part (3,000 Keras updates on one line are one update).
+        TF 1.14 and 2.0 wrote "Could not dlopen library 'X'" where other releases write "Could not
+        load dynamic library 'X'"; the older wording is read as the newer, one message in two words.
         """
         self.lines += 1
         line = raw.rstrip("\r\n")
@@ -959,6 +963,8 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
+        if "not dlopen lib" in line:
+            line = line.replace("Could not dlopen library", "Could not load dynamic library")
         if self.lines <= SAID_LINES and line.strip():
             if self.lines <= SHORT_LOG_LINES:
                 self._first_lines.append((self.lines, line))

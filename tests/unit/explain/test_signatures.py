@@ -1208,3 +1208,40 @@ def test_a_thread_that_finds_the_cudnn_does_not_match_names_it_unless_it_says_it
     assert "{" not in hit.signature.title
     denied = ["training crashes", "It is not a cuDNN mismatch: the versions match", "", ""]
     assert not [h for h in scan(denied).hits if h.signature.id == "cudnn-version-mismatch-said"]
+
+
+def test_tf_1_14_s_could_not_dlopen_wording_is_read_as_the_missing_library_it_names():
+    """NixOS/nixpkgs#65515: TF 1.14 and 2.0 wrote "Could not dlopen library" for the same failure."""
+    newer = (
+        "dso_loader.cc:53] Could not load dynamic library 'libcudart.so.10.0'; dlerror: libcudart.so.10.0: cannot open"
+    )
+    older = newer.replace("Could not load dynamic library", "Could not dlopen library")
+    assert [h.signature.id for h in scan([older, "", ""]).hits] == [h.signature.id for h in scan([newer, "", ""]).hits]
+    assert scan([older, "", ""]).hits[0].signature.category == "missing_cuda_library"
+
+
+def test_cuda_10_0_s_cusolver_is_not_read_as_cuda_11_0_s():
+    """libcusolver.so.10.0 is CUDA 10.0's soname; only the bare libcusolver.so.10 is TF 2.4's CUDA 11.0 one."""
+    cuda_10 = "Could not load dynamic library 'libcusolver.so.10.0'; dlerror: libcusolver.so.10.0: cannot open shared object file"
+    assert not [h for h in scan([cuda_10, "", ""]).hits if h.signature.id == "cusolver-10-with-cuda-11-1"]
+    cuda_11 = (
+        "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10: cannot open shared object file"
+    )
+    assert scan([cuda_11, "", ""]).hits[0].signature.id == "cusolver-10-with-cuda-11-1"
+
+
+def test_multi_backend_keras_s_get_default_session_under_tf_2_is_the_keras_mismatch():
+    """keras-team/keras#13442: clear_session in keras 2.2's backend asks TF 2 for get_default_session."""
+    backend = '  File "/usr/lib/python3.6/site-packages/keras/backend/tensorflow_backend.py", line 74, in clear_session'
+    error = "AttributeError: module 'tensorflow' has no attribute 'get_default_session'"
+    assert scan([backend, error, "", ""]).hits[0].signature.id == "multi-backend-keras-on-tf2"
+
+
+def test_the_cuda_a_poster_is_running_makes_the_missing_runtime_the_wrong_cuda():
+    """StyleFlow#44: "I'm running python 3.6, and cuda 10.1" beside TF 1.x asking for CUDA 10.0's cuBLAS."""
+    missing = "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory"
+    said = "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04"
+    assert scan([missing, said, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
+    assert (
+        scan([missing, "I'm running it on ubuntu 18.04", "", ""]).hits[0].signature.category == "missing_cuda_library"
+    )
