@@ -1,8 +1,9 @@
-"""Queries over the packaged compatibility tables (copies of shared/data/compat).
+"""Queries over the packaged compatibility tables (copies of shared/data/compat, and ptxas_targets.csv).
 
 Sources, per row in the CSVs: TensorFlow's "Tested build configurations" (tensorflow/docs
 site/en/install/source.md), ``setup.py`` of each release for the ``and-cuda`` pins, the CUDA
-Toolkit release notes (Tables 2 and 3) for drivers, and NVIDIA's CUDA GPUs page.
+Toolkit release notes (Tables 2 and 3) for drivers, NVIDIA's CUDA GPUs page, and LLVM's record of the CUDA release
+that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tfgpu.knowledge.archs import BuildArchs, parse_build_capabilities
+from tfgpu.knowledge.archs import BuildArchs, parse_build_capabilities, parse_cc
 from tfgpu.knowledge.tables import csv_rows
 
 if TYPE_CHECKING:
@@ -223,3 +224,19 @@ def release_archs(tf_version: str) -> BuildArchs | None:
     """The architectures a TF release's published GPU build carries (tf_archs.csv), or None when unknown."""
     row = arch_row(tf_version)
     return parse_build_capabilities(row["cuda_compute_capabilities"].split(",")) if row else None
+
+
+def first_cuda_targeting(cc: tuple[int, int]) -> tuple[int, int] | None:
+    """The first CUDA release whose ptxas compiles for compute capability ``cc`` (ptxas_targets.csv), or None.
+
+    A ptxas of an older CUDA rejects the GPU's sm_XY, so XLA's kernels for it fail to assemble;
+    the table is LLVM's record of when each architecture entered the CUDA toolkit.
+
+    Examples:
+        >>> first_cuda_targeting((8, 6)), first_cuda_targeting((12, 0)), first_cuda_targeting((4, 0))
+        ((11, 1), (12, 8), None)
+    """
+    for row in csv_rows("ptxas_targets.csv"):
+        if parse_cc(row["compute_capability"]) == cc:
+            return parse_cc(row["first_cuda"])
+    return None

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
-from tfgpu.knowledge.compat import driver_requirement, gpu_model, release_archs, tf_release
+from tfgpu.knowledge.compat import driver_requirement, first_cuda_targeting, gpu_model, release_archs, tf_release
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
@@ -161,10 +161,11 @@ _NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
 """A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
 _SAID_NO_GPU = re.compile(
     r"(?i)\b(?:non[- ]?gpu|cpu[- ]only|gpu[- ]?less)\s+(?:node|machine|host|server|instance|vm|box|laptop|computer|pc|worker|pod)s?\b"
-    r"|\b(?:node|machine|host|server|instance|vm|laptop|computer|pc)\s+(?:without|with no)\s+(?:an?\s+)?(?:nvidia\s+)?gpus?\b"
+    r"|\b(?:node|machine|host|server|instance|vm|laptop|computer|pc)\s+(?:with\s+(?:only\s+)?cpus?\s+(?:but\s+)?)?(?:without|with no)\s+(?:an?\s+)?(?:nvidia\s+)?gpus?\b"
     r"|\bI\s+(?:do not|don'?t)\s+have\s+(?:an?\s+|any\s+)?(?:nvidia\s+|dedicated\s+)?(?:gpu|graphics card)s?\b"
 )
-"""A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "I don't have a GPU")."""
+"""A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "a computer with CPUs but
+without GPUs", "I don't have a GPU")."""
 
 
 _NO_LIBCUDA = re.compile(
@@ -462,6 +463,10 @@ class Signature:
     when_built_cuda_below: tuple[int, ...] | None = None
     """Only when the CUDA the TF release was built for is older than this: CUDA 10's libraries (cuBLAS) carry no
     kernels for compute capability 8.0 and later, which CUDA 11's do."""
+    when_cuda_predates_gpu: bool = False
+    """Only when the log's GPU and the CUDA whose ptxas assembles its kernels are known and that CUDA is older than
+    the first release that targets the GPU (the CUDA installed, else the one TF was built for): CUDA 11.0's ptxas
+    has no sm_86, which ptxas's own "non-zero error code" does not say."""
     paste_patterns: tuple[re.Pattern[str], ...] = ()
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
@@ -683,6 +688,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
+                when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
                 said_in_post=bool(entry.get("said_in_post", False)),
             )
@@ -1383,6 +1389,8 @@ class LogScanner:
             built = _version(built_cuda(ctx))
             if built is None or built >= signature.when_built_cuda_below:
                 return False
+        if signature.when_cuda_predates_gpu and not _cuda_predates_gpu(ctx):
+            return False
         if signature.tf_min:
             version = _version(ctx.tf_version)
             if version is None or version < signature.tf_min:
@@ -1447,6 +1455,8 @@ def told_fields(signature: Signature) -> frozenset[str]:
         told |= {"tf", "cc"}
     if signature.when_built_cuda_below:
         told |= {"tf", "built"}
+    if signature.when_cuda_predates_gpu:
+        told |= {"cuda", "cc", "first"}
     return told
 
 
@@ -1468,6 +1478,11 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
     if signature.when_built_cuda_below and ctx.tf_version:
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
+    if signature.when_cuda_predates_gpu and ctx.gpu_cc:
+        cuda, first = _ptxas_cuda(ctx), first_cuda_targeting(ctx.gpu_cc)
+        hit.groups.setdefault("cuda", ".".join(map(str, cuda)) if cuda else "?")
+        hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
+        hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
 
 
 def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
@@ -1475,6 +1490,21 @@ def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
     if not want or not installed:
         return False
     return not any(version.split(".")[0] == want for version in installed)
+
+
+def _ptxas_cuda(ctx: ScanContext) -> tuple[int, ...] | None:
+    """The CUDA whose ptxas XLA runs: the newest the log shows installed, else the one TF was built for (its wheels' own)."""
+    installed = [v for v in (_version(c) for c in ctx.cuda_installed or ()) if v]
+    return max(installed) if installed else _version(built_cuda(ctx))
+
+
+def _cuda_predates_gpu(ctx: ScanContext) -> bool:
+    """Whether the log's GPU is newer than every architecture the ptxas in use can target (``first_cuda_targeting``)."""
+    first = first_cuda_targeting(ctx.gpu_cc) if ctx.gpu_cc else None
+    cuda = _ptxas_cuda(ctx)
+    if first is None or cuda is None or (len(cuda) < 2 and cuda[0] == first[0]):
+        return False  # a bare major ("CUDA 12") may be 12.0 or 12.9: no claim
+    return cuda < first
 
 
 def built_cuda(ctx: ScanContext) -> str | None:

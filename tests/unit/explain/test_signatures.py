@@ -61,6 +61,7 @@ CONTEXT = {
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
     "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
     "gpu-below-build-minimum-found": ScanContext(tf_version="2.3"),  # the GT 630's 3.0 read from TF's device line
+    "ptxas-predates-gpu": ScanContext(tf_version="2.4", gpu_cc=(8, 6)),  # CUDA 11.0's ptxas on an RTX 30xx
 }
 
 
@@ -740,6 +741,20 @@ def test_a_poster_s_word_that_the_machine_has_no_gpu_makes_the_driver_lines_harm
     )
 
 
+def test_a_computer_with_cpus_but_without_gpus_is_a_machine_without_a_gpu():
+    """deepimpute#15: cuInit's 303 on "a computer with CPUs but without GPUs" is a CPU run, nothing failed."""
+    cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed call to cuInit: UNKNOWN ERROR (303)"
+    said = scan(
+        [
+            "Warning and error for the example data",
+            cuinit,
+            "I ran the example on a computer with CPUs but without GPUs.",
+        ]
+    )
+    assert said.context.gpu is GpuKnown.ABSENT
+    assert [h.signature.id for h in said.hits] == ["no-nvidia-driver-cpu-run"]
+
+
 def test_a_failed_launch_outranks_the_library_failures_that_follow_it():
     lines = [
         ": failed to query event: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure",
@@ -1245,3 +1260,27 @@ def test_the_cuda_a_poster_is_running_makes_the_missing_runtime_the_wrong_cuda()
     assert (
         scan([missing, "I'm running it on ubuntu 18.04", "", ""]).hits[0].signature.category == "missing_cuda_library"
     )
+
+
+def test_a_missing_driver_companion_of_another_release_is_a_mixed_driver_install_but_a_listed_one_is_not():
+    """tensorflow#9071: libcuda asks for 375.51's fatbinaryloader while the kernel module is 375.26."""
+    missing = "ImportError: libnvidia-fatbinaryloader.so.375.51: cannot open shared object file"
+    kernel = "kernel reported version is: 375.26.0"
+    assert scan([missing, kernel, "", ""]).hits[0].signature.id == "driver-companion-library-missing"
+    listed = "libnvidia-fatbinaryloader.so.384.111 (libc6,x86-64) => /usr/lib/nvidia-384/libnvidia-fatbinaryloader.so.384.111"
+    assert not [h for h in scan([listed, "", ""]).hits if h.signature.id == "driver-companion-library-missing"]
+
+
+def test_ptxas_failing_is_the_cuda_predating_the_gpu_only_where_that_cuda_is_older_than_the_gpu():
+    """deepxde#985: TF 2.4 (CUDA 11.0) on an RTX 3070 Ti (8.6, which CUDA 11.1 introduced)."""
+    failed = "ptxas returned an error during compilation of ptx to sass"
+    device = "pciBusID: 0000:01:00.0 name: NVIDIA GeForce RTX 3070 Ti Laptop GPU computeCapability: 8.6"
+    hit = scan([failed, "cuda11.0+tensorflow-gpu==2.4.0", device, ""], ScanContext(tf_version="2.4")).hits[0]
+    assert hit.signature.id == "ptxas-predates-gpu"
+    assert render_template(hit.signature.title, hit.groups) == (
+        "CUDA 11.0's ptxas cannot compile for compute capability 8.6, which CUDA 11.1 introduced"
+    )
+    newer = scan([failed, "I have cuda 11.2 installed", device, ""], ScanContext(tf_version="2.4")).hits
+    assert not [h for h in newer if h.signature.id == "ptxas-predates-gpu"]
+    bare_major = scan([failed, device, ""], ScanContext(tf_version="2.4", cuda_installed=("11",))).hits
+    assert not [h for h in bare_major if h.signature.id == "ptxas-predates-gpu"]
