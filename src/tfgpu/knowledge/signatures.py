@@ -80,6 +80,7 @@ _CUDA_INSTALLED = re.compile(
     r"\bI (?:have|got) \W{0,2}lib(?:cudart|cublas)\.so\.(\d+(?:\.\d+)?)\W{0,2} installed\b|"
     r"\b(?:there is|there's|I (?:have|got|see|found))\b[^\n]{0,40}?\bcudart64_(\d+)\.dll\b(?![^\n]{0,12}\b(?:not|missing|is not)\b)|"
     r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
+    r"(?<![A-Za-z])[Cc](?:UDA|uda)\s*v?(\d+\.\d+)\s*(?:与|和|跟)\s*(?:tf|TF|[Tt]ensor[Ff]low)|"
     r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
@@ -88,7 +89,8 @@ a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3")
 "before"), "reinstall cuda to 9.1", the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
 .../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
 a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
-digits read as ``cuda_version_of`` reads them), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+digits read as ``cuda_version_of`` reads them), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2) and "cuda10.1与tensorflow1.15不兼容" (cuda 10.1 and TF 1.15
+do not fit: the CUDA a poster names beside the TF). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
 _CUDA_HINTS = (
     "cuda-1",
     "cuda/1",
@@ -103,6 +105,11 @@ _CUDA_HINTS = (
     "ln -",
     "cudart64_",
     "装的",
+    "与t",
+    "与 t",
+    "和t",
+    "和 t",
+    "跟t",
     "grade",
     "pdate",
 )
@@ -273,7 +280,8 @@ _MEMORY_AT_START = re.compile(
 )
 """TF 1.x's device line (1.0-1.4 on two lines, "Total memory: 7.92GiB" / "Free memory: 190.31MiB";
 1.5-1.15 on one, "totalMemory: 7.93GiB freeMemory: 7.40GiB"): the GPU's memory, and how much of it
-no process held when TF started."""
+no process held when TF started. A Jetson's GPU ("NVIDIA Tegra X2") shares the system's memory, so little of it free
+there is RAM the system uses, not another process holding the GPU: its device line is not read so."""
 _MEMORY_KEYS = ("otal memory:", "totalMemory:")
 _GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d|gpu_bfc_allocator\.cc")
 """TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
@@ -1039,7 +1047,7 @@ class LogScanner:
             self._read_start(block, low)
         if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
             self.gpu_created_seen = bool(_GPU_CREATED.search(block))
-        if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS):
+        if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS) and "Tegra" not in block:
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
         if "reported version is" in block:
             for found in _DRIVER_REPORTED.finditer(block):

@@ -104,6 +104,7 @@ def _also_line(signature: Signature) -> str:
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
+        "float-op-without-gpu-build": "Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
     }
     return samples[signature.id]
 
@@ -1284,3 +1285,73 @@ def test_ptxas_failing_is_the_cuda_predating_the_gpu_only_where_that_cuda_is_old
     assert not [h for h in newer if h.signature.id == "ptxas-predates-gpu"]
     bare_major = scan([failed, device, ""], ScanContext(tf_version="2.4", cuda_installed=("11",))).hits
     assert not [h for h in bare_major if h.signature.id == "ptxas-predates-gpu"]
+
+
+def test_a_post_s_chinese_words_that_cuda_and_tf_do_not_fit_name_the_wrong_cuda():
+    """captcha_trainer#41 ("cuda版本不匹配") and a title naming "cuda10.1与tensorflow1.15.0GPU不兼容"."""
+    said = scan(["tensorflow_gpu=1.6 cuda9.1 要怎么用", "训练提示cuda版本不匹配 我本机已经配置了tf环境", ""]).hits
+    assert said[0].signature.id == "cuda-tf-mismatch-said"
+    title = "cuda10.1与tensorflow1.15.0GPU不兼容"
+    missing = "会报错：ImportError: libcublas.so.9.0: cannot open shared object file: No such file or directory"
+    assert scan([title, missing, ""]).hits[0].signature.category == "wrong_cuda_version_installed"
+
+
+def test_a_bare_dlerror_title_and_a_launch_with_too_many_resources_in_a_post_s_words_are_named():
+    title = "dlerror: libcublas.so.10.0: cannot open shared object file: No such file or directory"
+    assert scan([title, "[0706 13:50:34 @base.py:228] Creating the session ...", ""]).hits[0].signature.id == (
+        "cuda-library-not-loaded"
+    )
+    said = "I receive the following error stating that the there are are too many resources requested to launch."
+    assert scan(["Object Detection API inference on Tegra GPU", said, ""]).hits[0].signature.category == (
+        "gpu_kernel_launch_failure"
+    )
+
+
+def test_nccl_s_own_warning_of_a_cuda_failure_is_the_multi_gpu_failure():
+    """horovod#893: NCCL's shared-memory transport fails and the all-reduce hangs."""
+    line = "Horovod hangs -- include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'"
+    assert scan([line, "", ""]).hits[0].signature.category == "nccl_multi_gpu"
+
+
+def test_keras_2_code_under_keras_3_is_the_keras_mismatch():
+    """tensorflow#70796 (an import through keras/_tf_keras) and keras-tuner#1039 (a tf_keras model)."""
+    imported = (
+        "ImportError: cannot import name 'mean_absolute_error' from 'tensorflow.keras.losses' "
+        "(/usr/lib/python3.10/site-packages/keras/_tf_keras/keras/losses/__init__.py)"
+    )
+    received = (
+        "keras_tuner.src.errors.FatalTypeError: Expected the model-building function, or HyperModel.build() to return"
+        " a valid Keras Model instance. Received: <tf_keras.src.engine.functional.Functional object at 0x7fe49809f8d0>"
+    )
+    for line in (imported, received):
+        assert scan([line, "", ""]).hits[0].signature.id == "keras-2-code-under-keras-3", line
+    own = "ImportError: cannot import name 'helper' from 'mypackage.utils' (/src/mypackage/utils.py)"
+    assert not [h for h in scan([own, "", ""]).hits if h.signature.category == "keras_version_mismatch"]
+
+
+def test_a_common_float_op_without_a_gpu_kernel_is_a_tf_without_a_gpu_not_a_cpu_only_op():
+    """deepmedic#138: Softmax has GPU kernels, so TF registered no GPU; InTopK has none of its own."""
+    error = (
+        "InvalidArgumentError (see above for traceback): Cannot assign a device for operation 'net/Softmax_2': Could"
+        " not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is"
+        " available."
+    )
+    softmax = '         [[Node: net/Softmax_2 = Softmax[T=DT_FLOAT, _device="/device:GPU:0"](net/truediv_17)]]'
+    top = scan([error, softmax, ""]).hits[0]
+    assert top.signature.id == "float-op-without-gpu-build"
+    assert render_template(top.signature.title, top.groups).startswith("TF has no GPU kernel even for Softmax")
+    in_top_k = '	 [[Node: InTopK = InTopK[T=DT_INT64, k=3, _device="/device:GPU:0"](Softmax, label_batch)]]'
+    assert scan([error, in_top_k, ""]).hits[0].signature.category == "op_without_gpu_kernel"
+
+
+def test_a_jetson_s_little_free_shared_memory_is_not_another_process_holding_the_gpu():
+    """Codes-for-Lane-Detection#75: a Tegra X2 shares the system's RAM; 1.2 of 7.7 GiB free is not a busy GPU."""
+    lines = [
+        "name: NVIDIA Tegra X2 major: 6 minor: 2 memoryClockRate(GHz): 1.3005",
+        "totalMemory: 7.66GiB freeMemory: 1.21GiB",
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:936] failed to allocate 1.00G (1073741824 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY",
+        "",
+    ]
+    assert scan(lines).hits[0].signature.category == "oom"
+    discrete = [lines[0].replace("NVIDIA Tegra X2", "GeForce GTX 1080"), *lines[1:]]
+    assert scan(discrete).hits[0].signature.category == "oom_gpu_busy"
