@@ -1163,16 +1163,32 @@ def test_a_cuda_toolkit_installed_or_a_runtime_linked_to_tf_s_name_makes_the_mis
             "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
             "Under CUDA_PATH there is a file bin\\cudart64_12.dll (along with some others).",
         ),
+        (
+            "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
+            "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04",
+        ),
     ],
 )
 def test_a_cuda_a_poster_uses_or_a_runtime_they_have_makes_the_missing_library_the_wrong_cuda(missing, installed):
-    """tensorflow#34059, tensorflow#22202, TensorFlow.NET#1288: the library TF asks for is another CUDA's."""
+    """tensorflow#34059, tensorflow#22202, TensorFlow.NET#1288, StyleFlow#44: the library TF asks for is another CUDA's."""
     assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
 
 
-def test_a_dll_that_is_not_found_is_not_read_as_the_cuda_installed():
-    missing = "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
-    said = "I have the error cudart64_110.dll not found on every start"
+@pytest.mark.parametrize(
+    ("missing", "said"),
+    [
+        (
+            "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+            "I have the error cudart64_110.dll not found on every start",
+        ),
+        (
+            "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
+            "I'm running it on ubuntu 18.04",
+        ),
+    ],
+)
+def test_words_that_name_no_cuda_release_installed_leave_the_library_missing(missing, said):
+    """A DLL the poster says is not found, or "running" with no CUDA release, is no CUDA installed."""
     assert scan([missing, said, "", ""]).hits[0].signature.category == "missing_cuda_library"
 
 
@@ -1251,16 +1267,6 @@ def test_multi_backend_keras_s_get_default_session_under_tf_2_is_the_keras_misma
     backend = '  File "/usr/lib/python3.6/site-packages/keras/backend/tensorflow_backend.py", line 74, in clear_session'
     error = "AttributeError: module 'tensorflow' has no attribute 'get_default_session'"
     assert scan([backend, error, "", ""]).hits[0].signature.id == "multi-backend-keras-on-tf2"
-
-
-def test_the_cuda_a_poster_is_running_makes_the_missing_runtime_the_wrong_cuda():
-    """StyleFlow#44: "I'm running python 3.6, and cuda 10.1" beside TF 1.x asking for CUDA 10.0's cuBLAS."""
-    missing = "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory"
-    said = "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04"
-    assert scan([missing, said, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
-    assert (
-        scan([missing, "I'm running it on ubuntu 18.04", "", ""]).hits[0].signature.category == "missing_cuda_library"
-    )
 
 
 def test_a_missing_driver_companion_of_another_release_is_a_mixed_driver_install_but_a_listed_one_is_not():
