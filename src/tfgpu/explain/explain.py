@@ -9,8 +9,15 @@ from typing import BinaryIO, TextIO
 
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import major_minor
-from tfgpu.knowledge.fixes import export_line, install_tf_with_cuda, pip, target_tf_version, unreachable_dirs
+from tfgpu.knowledge.compat import major_minor, version_key
+from tfgpu.knowledge.fixes import (
+    AND_CUDA_SINCE,
+    export_line,
+    install_tf_with_cuda,
+    pip,
+    target_tf_version,
+    unreachable_dirs,
+)
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, Problem, QuotedLine, Reading
@@ -79,12 +86,17 @@ def cudnn_installed(facts: Facts) -> tuple[str, ...] | None:
 
 
 def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:
-    """Values for the fix templates: exact commands when the facts are known, generic ones otherwise."""
+    """Values for the fix templates: exact commands when the facts are known, generic ones otherwise.
+
+    The ``[and-cuda]`` extra exists from TF 2.14: pinned to an older release it installs TF with no CUDA at
+    all, so a log of an older TF gets the newest release with its CUDA, as the facts' own command does.
+    """
     if facts is None:
         version = major_minor(tf_version) if tf_version else "2.21"
+        pin = f"=={version}.*" if version_key(version) >= AND_CUDA_SINCE else ""
         return {
             "pip": "python -m pip",
-            "tf_install": f'python -m pip install "tensorflow[and-cuda]=={version}.*"',
+            "tf_install": f'python -m pip install "tensorflow[and-cuda]{pin}"',
             "export_line": GENERIC_EXPORT,
             "tf_version": version,
         }

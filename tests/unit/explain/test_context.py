@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tfgpu.explain.explain import cuda_installed, cudnn_installed, gpu_cc
+from tfgpu.explain.explain import cuda_installed, cudnn_installed, fix_values, gpu_cc
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
 
@@ -59,3 +59,10 @@ def test_gpu_cc_is_the_first_gpus_compute_capability_when_nvml_read_it():
     assert gpu_cc(SimpleNamespace(gpus=(gpu("not a capability"),))) is None
     assert gpu_cc(SimpleNamespace(gpus=())) is None
     assert gpu_cc(SimpleNamespace(gpus=Unavailable("no driver", "nvml"))) is None
+
+
+def test_without_facts_the_install_command_pins_a_release_only_where_it_has_the_cuda_extra():
+    """tensorflow[and-cuda] exists from TF 2.14: pinned to 2.4 it would install TF 2.4 with no CUDA at all."""
+    assert fix_values(None, "2.16.1")["tf_install"] == 'python -m pip install "tensorflow[and-cuda]==2.16.*"'
+    assert fix_values(None, "2.4")["tf_install"] == 'python -m pip install "tensorflow[and-cuda]"'
+    assert fix_values(None, "1.15")["tf_version"] == "1.15"  # the release the log names stays what the texts say
