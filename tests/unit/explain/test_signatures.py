@@ -1134,69 +1134,46 @@ def test_a_post_s_words_name_a_missing_cudnn_soname_resource_exhaustion_and_no_w
         assert scan(["training fails on the GPU", words, "", ""]).hits[0].signature.id == signature, words
 
 
-@pytest.mark.parametrize(
-    "installed",
-    [
-        "I first installed cuda toolkit 12.3 in windows side",
-        "sudo ln -s /usr/local/cuda/lib64/libcudart.so.12 /usr/local/cuda/lib64/libcudart.so.11.0",
-    ],
+WRONG, MISSING = "wrong_cuda_version_installed", "missing_cuda_library"
+CUDART_11 = (
+    "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
 )
-def test_a_cuda_toolkit_installed_or_a_runtime_linked_to_tf_s_name_makes_the_missing_runtime_the_wrong_cuda(installed):
-    missing = (
-        "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
-    )
-    assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
+CUDART64_110 = "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
+CUBLAS_10 = "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory"
 
 
 @pytest.mark.parametrize(
-    ("missing", "installed"),
+    ("missing", "said", "category"),
     [
+        (CUDART_11, "I first installed cuda toolkit 12.3 in windows side", WRONG),
+        (CUDART_11, "sudo ln -s /usr/local/cuda/lib64/libcudart.so.12 /usr/local/cuda/lib64/libcudart.so.11.0", WRONG),
+        # tensorflow#34059, tensorflow#22202, TensorFlow.NET#1288, StyleFlow#44: another CUDA's library
         (
             "ImportError: libcublas.so.8.0: cannot open shared object file",
             "Is this because I am using CUDA version 10.1.",
+            WRONG,
         ),
         (
             "libtensorflow_jni.so: libcublas.so.9.0: cannot open shared object file",
             "I have **libcublas.so.9.2** installed.",
+            WRONG,
         ),
+        (CUDART64_110, "Under CUDA_PATH there is a file bin\\cudart64_12.dll (along with some others).", WRONG),
+        (CUBLAS_10, "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04", WRONG),
+        # a DLL the poster says is not found, or "running" with no CUDA release, is no CUDA installed
+        (CUDART64_110, "I have the error cudart64_110.dll not found on every start", MISSING),
+        (CUBLAS_10, "I'm running it on ubuntu 18.04", MISSING),
+        # cudart64_90.dll is CUDA 9.0's runtime: with CUDA 9.0 installed it is no version mismatch
         (
-            "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
-            "Under CUDA_PATH there is a file bin\\cudart64_12.dll (along with some others).",
-        ),
-        (
-            "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
-            "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04",
+            "Could not load dynamic library 'cudart64_90.dll'; dlerror: cudart64_90.dll not found",
+            "I have CUDA 9.0 installed",
+            MISSING,
         ),
     ],
 )
-def test_a_cuda_a_poster_uses_or_a_runtime_they_have_makes_the_missing_library_the_wrong_cuda(missing, installed):
-    """tensorflow#34059, tensorflow#22202, TensorFlow.NET#1288, StyleFlow#44: the library TF asks for is another CUDA's."""
-    assert scan([missing, installed, "", ""]).hits[0].signature.category == "wrong_cuda_version_installed"
-
-
-@pytest.mark.parametrize(
-    ("missing", "said"),
-    [
-        (
-            "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
-            "I have the error cudart64_110.dll not found on every start",
-        ),
-        (
-            "ImportError: libcublas.so.10.0: cannot open shared object file: No such file or directory",
-            "I'm running it on ubuntu 18.04",
-        ),
-    ],
-)
-def test_words_that_name_no_cuda_release_installed_leave_the_library_missing(missing, said):
-    """A DLL the poster says is not found, or "running" with no CUDA release, is no CUDA installed."""
-    assert scan([missing, said, "", ""]).hits[0].signature.category == "missing_cuda_library"
-
-
-def test_cuda_9_s_two_digit_dll_names_its_own_release_not_another():
-    """cudart64_90.dll is CUDA 9.0's runtime: with CUDA 9.0 installed it is no version mismatch."""
-    missing = "Could not load dynamic library 'cudart64_90.dll'; dlerror: cudart64_90.dll not found"
-    hits = scan([missing, "I have CUDA 9.0 installed", "", ""]).hits
-    assert hits[0].signature.category == "missing_cuda_library"
+def test_the_cuda_a_poster_names_decides_whether_a_missing_library_is_the_wrong_cuda(missing, said, category):
+    """The CUDA installed, read from a post's words, a link or a file it finds, against the library TF asks for."""
+    assert scan([missing, said, "", ""]).hits[0].signature.category == category
 
 
 @pytest.mark.parametrize(
