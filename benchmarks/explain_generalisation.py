@@ -63,6 +63,7 @@ LATE_SETS = {
     "2026-12-04v": (1505, 1566),
     "2026-12-05": (1567, 1628),
     "2026-12-05b": (1629, 1690),
+    "2026-12-05c": (1691, 1752),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""

@@ -52,6 +52,7 @@ FROZEN = {
     "2026-12-04v": "1a77774",
     "2026-12-05": "55ae3ae",
     "2026-12-05b": "cd77732",
+    "2026-12-05c": "3212a78",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
