@@ -2,8 +2,9 @@
 
 Sources, per row in the CSVs: TensorFlow's "Tested build configurations" (tensorflow/docs
 site/en/install/source.md), ``setup.py`` of each release for the ``and-cuda`` pins, the CUDA
-Toolkit release notes (Tables 2 and 3) for drivers, NVIDIA's CUDA GPUs page, and LLVM's record of the CUDA release
-that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas.
+Toolkit release notes (Tables 2 and 3) for drivers, NVIDIA's CUDA GPUs page, LLVM's record of the CUDA release
+that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas, and cuDNN's support matrices for the
+CUDA each cuDNN was built for.
 """
 
 from __future__ import annotations
@@ -240,3 +241,24 @@ def first_cuda_targeting(cc: tuple[int, int]) -> tuple[int, int] | None:
         if parse_cc(row["compute_capability"]) == cc:
             return parse_cc(row["first_cuda"])
     return None
+
+
+_CUDA_MAJOR = re.compile(r"(?<![\w.])(\d{1,2})\.\d")
+
+
+@functools.cache
+def cuda_majors_for_cudnn(major: int) -> frozenset[int]:
+    """The CUDA majors NVIDIA built some cuDNN ``major`` release for (cuDNN's support matrices, cudnn_cuda.csv).
+
+    cuDNN's soname carries its major (libcudnn.so.7), and each cuDNN major exists for a few CUDA majors only:
+    no cuDNN 7 was built for CUDA 11, so a TF asking for libcudnn.so.7 on a CUDA 11 machine wants another CUDA.
+
+    Examples:
+        >>> sorted(cuda_majors_for_cudnn(7)), sorted(cuda_majors_for_cudnn(9)), cuda_majors_for_cudnn(3)
+        ([8, 9, 10], [11, 12, 13], frozenset())
+    """
+    majors: set[int] = set()
+    for row in csv_rows("cudnn_cuda.csv"):
+        if row["cudnn_version"].split(".")[0] == str(major):
+            majors.update(int(found) for found in _CUDA_MAJOR.findall(row["cuda_versions"]))
+    return frozenset(majors)

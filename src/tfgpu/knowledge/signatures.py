@@ -25,7 +25,14 @@ from types import MappingProxyType
 from typing import Any
 
 from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
-from tfgpu.knowledge.compat import driver_requirement, first_cuda_targeting, gpu_model, release_archs, tf_release
+from tfgpu.knowledge.compat import (
+    cuda_majors_for_cudnn,
+    driver_requirement,
+    first_cuda_targeting,
+    gpu_model,
+    release_archs,
+    tf_release,
+)
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
 from tfgpu.model.explanation import Reading
@@ -81,12 +88,14 @@ _CUDA_INSTALLED = re.compile(
     r"\b(?:there is|there's|I (?:have|got|see|found))\b[^\n]{0,40}?\bcudart64_(\d+)\.dll\b(?![^\n]{0,12}\b(?:not|missing|is not)\b)|"
     r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
     r"(?<![A-Za-z])[Cc](?:UDA|uda)\s*v?(\d+\.\d+)\s*(?:与|和|跟)\s*(?:tf|TF|[Tt]ensor[Ff]low)|"
-    r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+toolkit)?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
+    r"\bsh\s+\S*?cuda_(\d+\.\d+)\.\d+(?:_[\d.]+)?_linux\.run\b|"
+    r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+(?:toolkit|version))?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
 a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
-"before"), "reinstall cuda to 9.1", the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
+"before"), "reinstall cuda to 9.1" (or "updated my CUDA version to 10.1"), NVIDIA's runfile installer run ("sudo sh
+cuda_11.1.0_455.23.05_linux.run"), the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
 .../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
 a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
 digits read as ``cuda_version_of`` reads them), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2) and "cuda10.1与tensorflow1.15不兼容" (cuda 10.1 and TF 1.15
@@ -112,16 +121,17 @@ _CUDA_HINTS = (
     "跟t",
     "grade",
     "pdate",
+    "_linux.run",
 )
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
 text before the regex runs."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
-    r"|install\w*\b[^\n]{0,80}?\bcudnn[ _-]?v?(\d{1,2}\.\d+)"
+    r"|(?:install\w*\b[^\n]{0,80}?\b|装的[^\n]{0,40}?(?<![A-Za-z]))cudnn[ _-]?v?(\d{1,2}\.\d+)"
     r"|Loaded cuDNN version (\d)(\d)\d\d\b"
 )
 """A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2", a poster's
-"I installed ... cudnn6.0", TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
+"I installed ... cudnn6.0" (in Chinese "装的是...cudnn-7.6.5", what was installed), TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
 needs cuDNN 7.6") is not read."""
 _CUDA_LISTED = re.compile(
     r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*(?:CUDA(?:[ _]versions?)?\s*[:=]?\s*)?"
@@ -462,6 +472,9 @@ class Signature:
     when_other_cudnn: bool = False
     """Only when the cuDNN versions installed are known and none has the major the pattern's ``want``
     group names: TF asking for libcudnn.so.7 beside a cuDNN 8 is the wrong cuDNN, not a path to fix."""
+    when_cudnn_not_for_cuda: bool = False
+    """Only when the CUDA versions installed are known and NVIDIA built no cuDNN of the major the pattern's ``want``
+    group names for any of them: TF asking for libcudnn.so.7 on a CUDA 11 machine wants an older CUDA with it."""
     when_tf_cuda_differs: bool = False
     """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
     the CUDA that release was built for (TensorFlow's tested build configurations)."""
@@ -693,6 +706,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_tensor_cores=when.get("tensor_cores"),
                 when_other_cuda=bool(when.get("other_cuda", False)),
                 when_other_cudnn=bool(when.get("other_cudnn", False)),
+                when_cudnn_not_for_cuda=bool(when.get("cudnn_not_for_cuda", False)),
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
@@ -1369,6 +1383,8 @@ class LogScanner:
             return False
         if signature.when_other_cudnn and not other_major(hit.groups.get("want", ""), ctx.cudnn_installed):
             return False
+        if signature.when_cudnn_not_for_cuda and not cudnn_not_for_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+            return False
         if signature.when_tf_cuda_differs and not other_cuda(built_cuda(ctx) or "", ctx.cuda_installed):
             return False
         if any(id(p) not in self._also_seen for p in signature.also):
@@ -1457,7 +1473,7 @@ def told_fields(signature: Signature) -> frozenset[str]:
     told: frozenset[str] = frozenset()
     if signature.when_tf_cuda_differs:
         told |= {"tf", "built", "installed"}
-    if signature.when_other_cudnn:
+    if signature.when_other_cudnn or signature.when_cudnn_not_for_cuda:
         told |= {"installed"}
     if signature.when_kernels:
         told |= {"tf", "cc"}
@@ -1481,6 +1497,8 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
     if signature.when_other_cudnn and ctx.cudnn_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
+    if signature.when_cudnn_not_for_cuda and ctx.cuda_installed:
+        hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
     if signature.when_kernels and ctx.gpu_cc and ctx.tf_version:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
@@ -1498,6 +1516,15 @@ def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
     if not want or not installed:
         return False
     return not any(version.split(".")[0] == want for version in installed)
+
+
+def cudnn_not_for_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
+    """True when the CUDA versions installed are known and NVIDIA built cuDNN ``want`` (a major) for none of their majors."""
+    if not want.isdigit() or not installed:
+        return False
+    built_for = cuda_majors_for_cudnn(int(want))
+    majors = {version.split(".")[0] for version in installed}
+    return bool(built_for) and not any(major.isdigit() and int(major) in built_for for major in majors)
 
 
 def _ptxas_cuda(ctx: ScanContext) -> tuple[int, ...] | None:

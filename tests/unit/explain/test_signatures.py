@@ -51,6 +51,8 @@ CONTEXT = {
     "tf-built-for-another-cuda": ScanContext(tf_version="2.1", cuda_installed=("10.2",)),  # TF 2.1 is built for 10.1
     "tf1-import-failed-other-cuda": ScanContext(tf_version="1.5", cuda_installed=("9.1",)),  # TF 1.5 is built for 9.0
     "cudnn-of-another-major": ScanContext(cudnn_installed=("8.0",)),
+    "cudnn-major-not-built-for-cuda": ScanContext(cuda_installed=("11.1",)),  # no cuDNN 7 was built for CUDA 11
+    "cudart-symbols-other-cuda": ScanContext(tf_version="2.0", cuda_installed=("10.1",)),  # TF 2.0 is built for 10.0
     "cudart-stub-no-cuda-runtime": ScanContext(no_gpu=False),  # the facts (tfgpu run) say a GPU is here
     "cuinit-stub-libcuda": ScanContext(no_gpu=False),
     "nvidia-smi-missing-in-container": ScanContext(container=True),
@@ -381,6 +383,56 @@ def test_the_cuda_and_cudnn_a_release_was_built_for_are_compared_with_those_inst
     assert scan(["TF 2.3 needs cuDNN 7.6"]).context.cudnn_installed is None
 
 
+def test_a_cudnn_major_never_built_for_the_cuda_installed_is_the_wrong_cuda():
+    """cuDNN 7 was built for CUDA 8-10 only (cuDNN's support matrices): TF asking for it on CUDA 11 wants another CUDA."""
+    missing = "W dso_loader.cc:59] Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open"
+    runfile = "  258  sudo sh cuda_11.1.0_455.23.05_linux.run"
+    result = scan([runfile, missing])
+    assert result.context.cuda_installed == ("11.1",)
+    assert result.hits[0].signature.id == "cudnn-major-not-built-for-cuda"
+    assert (result.hits[0].groups["want"], result.hits[0].groups["installed"]) == ("7", "11.1")
+    # beside a CUDA that cuDNN 7 was built for, or with nothing said of the CUDA, it is the library to install
+    for said in (["Cuda compilation tools, release 10.1, V10.1.243"], []):
+        assert scan([*said, missing]).hits[0].signature.id == "cudnn-not-loaded"
+    # the runfile downloaded, not run, says nothing of what is installed
+    assert scan(["wget https://example.invalid/cuda_11.1.0_455.23.05_linux.run"]).context.cuda_installed is None
+
+
+def test_a_chinese_post_s_missing_cudnn_dll_beside_the_cudnn_it_installed_is_the_wrong_cudnn():
+    post = [
+        "我是GTX1650 TI的显卡，按照说明装的是cuda10.1和cudnn-7.6.5，对应的库应该是cudnn64_7.dll",
+        "但GPU版本报错说找不到cudnn64_8.dll, 这个肯定是没有的",
+    ]
+    result = scan(post)
+    assert result.context.cudnn_installed == ("7.6",)
+    assert result.hits[0].signature.id == "cudnn-of-another-major"
+    assert result.hits[0].groups["want"] == "8"
+
+
+def test_a_cuda_runtime_call_with_no_symbol_is_a_runtime_not_loaded_not_the_driver():
+    """The stub TF calls the runtime through reports every symbol missing when no cudart of TF's CUDA was loaded."""
+    line = "InternalError: cudaGetDevice() failed. Status: cudaGetErrorString symbol not found."
+    assert [h.signature.category for h in scan([line]).hits] == ["missing_cuda_library"]
+    other = scan([line], ScanContext(tf_version="2.0", cuda_installed=("10.1",))).hits[0]
+    assert other.signature.id == "cudart-symbols-other-cuda"
+    assert (other.groups["built"], other.groups["installed"]) == ("10.0", "10.1")
+    # a poster's "updated my CUDA version to 10.1" is the CUDA installed
+    said = scan(["I updated my CUDA version to 10.1, but it doesn't work.", line], ScanContext(tf_version="2.0"))
+    assert said.hits[0].signature.id == "cudart-symbols-other-cuda"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cupti64_110.dll'; dlerror: cupti64_110.dll not found",
+        "On Windows it looks for the dll 'cupti64_110.dll' however Cuda Toolkit 11 installs it as 'cupti64_2020.1.0.dll'",
+    ],
+    ids=["tf-line", "post"],
+)
+def test_the_profiler_s_cupti_dll_missing_on_windows_is_cupti_not_a_cuda_library(text):
+    assert scan([text]).hits[0].signature.id == "cupti-not-loaded"
+
+
 def test_a_log_explained_on_a_gpu_machine_reads_no_cuda_as_the_problem(tmp_path):
     from tests.fakes.machines import gpu_machine
 
@@ -576,7 +628,13 @@ def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble(
 
 @pytest.mark.parametrize(
     "said",
-    ["tensorflow 1.4 with cuda 7.5 installed:", "I installed cuda 7.5 and set the path.", "I have only Cuda 7.5"],
+    [
+        "tensorflow 1.4 with cuda 7.5 installed:",
+        "I installed cuda 7.5 and set the path.",
+        "I have only Cuda 7.5",
+        "I updated my CUDA version to 7.5",
+        "  258  sudo sh cuda_7.5.18_linux.run",
+    ],
 )
 def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for(said):
     missing = "importerror: libcudart.so.8.0: cannot open shared object file"
