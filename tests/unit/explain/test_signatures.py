@@ -1370,6 +1370,25 @@ def test_keras_2_code_under_keras_3_is_the_keras_mismatch():
     assert not [h for h in scan([own, "", ""]).hits if h.signature.category == "keras_version_mismatch"]
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # LPCNet#81: keras 2.3 moved activations out of keras.layers.
+        ("ImportError: cannot import name 'activations' from 'keras.layers' (/opt/keras/layers/__init__.py)", True),
+        ("ImportError: cannot import name 'ImageDataGenerator' from 'keras.preprocessing.image'", True),  # diploSHIC#55
+        ("ModuleNotFoundError: No module named 'keras.wrappers'", True),  # Keras 2.12 dropped the scikit-learn wrappers
+        # No submodule missing: Keras itself is absent, which is not another release of it.
+        ("ModuleNotFoundError: No module named 'keras'", False),
+        # A script named keras.py shadowing the package: a circular import, not a release.
+        ("ImportError: cannot import name 'Dense' from partially initialized module 'keras'", False),
+    ],
+)
+def test_a_name_or_submodule_keras_lacks_is_another_keras_release(line: str, expected: bool):
+    """The generic reading: a keras module that exists but lacks what the code imports."""
+    ids = [h.signature.id for h in scan([line, "", ""]).hits]
+    assert ("keras-name-of-another-release" in ids) is expected, ids
+
+
 def test_a_common_float_op_without_a_gpu_kernel_is_a_tf_without_a_gpu_not_a_cpu_only_op():
     """deepmedic#138: Softmax has GPU kernels, so TF registered no GPU; InTopK has none of its own."""
     error = (
