@@ -7,13 +7,19 @@ one leaves the scanner as the only change, measured on logs that were not writte
 resemblance tier is learnt, for each set, from the logs read before it (the seed corpus and the
 earlier public threads, less the held-out quarter), as it could have been when the set was frozen.
 
-    PYTHONPATH=src:benchmarks python benchmarks/explain_retrospective.py
+    PYTHONPATH=src:benchmarks python benchmarks/explain_retrospective.py [--typology]
+
+``--typology`` adds, over all these sets, what the misses are: a log read as nothing (silent) or as
+another cause (wrong), a benign log raising an error, each split by where the label came from: the
+log's own lines (a label basis starting "log" or "message") or a thread's prose, title or maintainer.
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from explain_accuracy import evaluate
@@ -66,8 +72,36 @@ def frozen_base(commit: str):
     return parse_signatures(tomllib.loads(text))
 
 
+FROM_LOG = ("log", "message")
+"""Label bases that read the cause from the log's own lines; every other basis is a thread's words."""
+
+
+def miss_kinds(cases: list[dict], rows: list[dict]) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str | None]]]:
+    """Per (outcome, label source) the number of logs, and per (label, answer) the number of misses."""
+    kinds: Counter[tuple[str, str]] = Counter()
+    confusions: Counter[tuple[str, str | None]] = Counter()
+    for case, row in zip(cases, rows, strict=True):
+        source = "log" if case["label_basis"].lower().startswith(FROM_LOG) else "prose"
+        if row["ok"]:
+            outcome = "right"
+        elif row["false_alarm"]:
+            outcome = "benign log raised an error"
+        elif case["benign"]:
+            outcome = "benign log not named"
+        else:
+            outcome = "silent" if row["predicted"] is None else "wrong"
+            confusions[(case["category"], row["predicted"])] += 1
+        kinds[(outcome, source)] += 1
+    return kinds, confusions
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--typology", action="store_true", help="also print what the misses are, over all sets")
+    args = parser.parse_args()
     seed, public = load(DEFAULT_CORPUS), load(PUBLIC)
+    kinds: Counter[tuple[str, str]] = Counter()
+    confusions: Counter[tuple[str, str | None]] = Counter()
     for name, commit in FROZEN.items():
         first, last = LATE_SETS[name]
         cases = late_set(public, first, last)
@@ -82,6 +116,29 @@ def main() -> None:
             f"late set {name} with its frozen base {commit} and today's scanner: top-1 {result['top1']:.1%} "
             f"({correct}/{len(cases)}; held-out part {held_ok}/{len(hold)}; false alarms {alarms})"
         )
+        set_kinds, set_confusions = miss_kinds(cases, result["rows"])
+        kinds += set_kinds
+        confusions += set_confusions
+    if args.typology:
+        print_typology(kinds, confusions)
+
+
+def print_typology(kinds: Counter[tuple[str, str]], confusions: Counter[tuple[str, str | None]]) -> None:
+    """Top-1 by where the label came from, the misses by kind, and the commonest confusions."""
+    for source in ("log", "prose"):
+        total = sum(n for (_, s), n in kinds.items() if s == source)
+        right = kinds[("right", source)]
+        print(
+            f"labelled from the {source}: top-1 {right / total:.1%} ({right}/{total})"
+            if total
+            else f"no {source} labels"
+        )
+        for (outcome, s), n in sorted(kinds.items(), key=lambda kv: -kv[1]):
+            if s == source and outcome != "right":
+                print(f"  {outcome}: {n}")
+    print("commonest misses (label -> answer):")
+    for (label, answer), n in confusions.most_common(12):
+        print(f"  {n} {label} -> {answer or 'nothing'}")
 
 
 if __name__ == "__main__":
