@@ -1389,6 +1389,16 @@ def test_a_name_or_submodule_keras_lacks_is_another_keras_release(line: str, exp
     assert ("keras-name-of-another-release" in ids) is expected, ids
 
 
+def test_an_unknown_layer_is_a_newer_keras_s_model_only_for_keras_s_own_functional_class():
+    """keras-retinanet#1480 (saved by TF 2.3, loaded by 2.2); a layer of the user's own needs custom_objects."""
+    saved = (
+        "ValueError: Unknown layer: Functional. Please ensure this object is passed to the `custom_objects` argument."
+    )
+    assert scan([saved, "", ""]).hits[0].signature.id == "keras-model-saved-by-newer-release"
+    own = "ValueError: Unknown layer: AttentionBlock. Please ensure this object is passed to the `custom_objects` argument."
+    assert not [h for h in scan([own, "", ""]).hits if h.signature.category == "keras_version_mismatch"]
+
+
 def test_a_common_float_op_without_a_gpu_kernel_is_a_tf_without_a_gpu_not_a_cpu_only_op():
     """deepmedic#138: Softmax has GPU kernels, so TF registered no GPU; InTopK has none of its own."""
     error = (
