@@ -236,11 +236,34 @@ def explain_scanner(
     ``explain --run``): TF's notices of a missing CUDA are then harmless, and the script's own
     error comes first.
     """
+    set_aside = other_tensorflow(facts, scanner.tf_version)
+    if set_aside:
+        facts = None
     context = context_of(facts)
     result = scanner.result(replace(context, no_gpu=no_gpu) if no_gpu is not None else context)
     values = fix_values(facts, result.context.tf_version)
     problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)
     harmless = tuple(_problem(h, values) for h in result.hits if h.signature.benign)
     return Explanation(
-        problems, harmless, result.lines, bytes_read, result.long_lines, result.context.os, result.context.tf_version
+        problems,
+        harmless,
+        result.lines,
+        bytes_read,
+        result.long_lines,
+        result.context.os,
+        result.context.tf_version,
+        set_aside,
     )
+
+
+def other_tensorflow(facts: Facts | None, log_tf: str | None) -> str | None:
+    """This machine's TF release when the log names another one, else None.
+
+    A log of TF 2.1 explained where TF 2.21 is installed (a colleague's log, or one written before an
+    upgrade) was not written by this environment: its CUDA, cuDNN and GPU are the log's, and reading
+    them against this machine's TF builds a mismatch neither had.
+    """
+    if facts is None or log_tf is None or not isinstance(facts.tensorflow, TensorFlowFacts):
+        return None
+    mine = facts.tensorflow.version
+    return mine if mine and major_minor(mine) != major_minor(log_tf) else None

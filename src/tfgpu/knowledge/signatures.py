@@ -406,10 +406,11 @@ def _prints_its_groups(sig: Signature) -> bool:
 
 
 _TF_VERSION = re.compile(
-    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?[:=\s]+(?:tf ?)?|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)v?(\d+\.\d+)(?:\.\d+)?"
+    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)"
+    r"v?(\d+\.\d+)(?:\.\d+)?"
 )
-"""The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" or the issue template's "tf 2.16.1"
-after it, tf.__version__ printed."""
+"""The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
+"TensorFlow version (use command below): 2.1.0" too) or the newer template's "tf 2.16.1" after it, tf.__version__ printed."""
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
 BLOCK_LINES = 1024

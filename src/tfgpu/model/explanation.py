@@ -57,3 +57,6 @@ class Explanation:
     long_lines_cut: int
     os: str | None
     tf_version: str | None
+    machine_tf_set_aside: str | None = None
+    """This machine's TF release where the log names another: its facts describe another environment
+    than the log's run, so they were left out of the diagnosis and the fixes."""

@@ -46,6 +46,15 @@ def _problem(console: Console, number: int, problem: Problem) -> None:
 
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
     """The human report (log lines and values escaped where they enter: a log can carry terminal sequences)."""
+    if explanation.machine_tf_set_aside:
+        console.print(
+            styled(
+                f"This log is of TensorFlow {explanation.tf_version}, this machine has {explanation.machine_tf_set_aside}:"
+                " the log is read on its own and the fixes are not this machine's commands.",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
     if explanation.problems:
         console.print(
             Text(

@@ -66,3 +66,25 @@ def test_without_facts_the_install_command_pins_a_release_only_where_it_has_the_
     assert fix_values(None, "2.16.1")["tf_install"] == 'python -m pip install "tensorflow[and-cuda]==2.16.*"'
     assert fix_values(None, "2.4")["tf_install"] == 'python -m pip install "tensorflow[and-cuda]"'
     assert fix_values(None, "1.15")["tf_version"] == "1.15"  # the release the log names stays what the texts say
+
+
+def test_a_log_of_another_tf_release_is_read_on_its_own_not_against_this_machine(tmp_path):
+    """A colleague's TF 2.1 log on a TF 2.21 machine: its CUDA 10.2 is compared with TF 2.1's build, not 2.21's."""
+    import io
+
+    from tests.fakes.machines import gpu_machine
+
+    from tfgpu.doctor.collect import collect_facts
+    from tfgpu.explain.explain import explain_file
+
+    facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")  # TF 2.21 here
+    log = tmp_path / "issue.txt"
+    listing = "Tensorflow does not detect my GPU: tf.config.list_physical_devices('GPU') returns []"
+    log.write_text(f"- TensorFlow version (use command below): 2.1.0\n- CUDA/cuDNN version: 10.2 / 7.6.5\n{listing}\n")
+    explanation = explain_file(str(log), io.StringIO(), lambda: facts)
+    assert explanation.machine_tf_set_aside == "2.21.0"
+    assert explanation.problems[0].id == "tf-built-for-another-cuda"
+    assert "TensorFlow 2.1 was built for CUDA 10.1" in explanation.problems[0].title
+
+    log.write_text(f"TensorFlow version: 2.21.0\n{listing}\n")
+    assert explain_file(str(log), io.StringIO(), lambda: facts).machine_tf_set_aside is None
