@@ -1425,3 +1425,18 @@ def test_a_jetson_s_little_free_shared_memory_is_not_another_process_holding_the
     assert scan(lines).hits[0].signature.category == "oom"
     discrete = [lines[0].replace("NVIDIA Tegra X2", "GeForce GTX 1080"), *lines[1:]]
     assert scan(discrete).hits[0].signature.category == "oom_gpu_busy"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Killed", True),  # bash, after the OOM killer's SIGKILL (tensorflow/models#3497)
+        ("已杀死", True),  # the same in a Chinese locale
+        ("[2]-  Killed                  python3 train.py --batch 64", True),  # job control
+        ("Out of memory: Killed process 2231 (python3) total-vm:30212340kB", True),  # the kernel log
+        ("The job was Killed by the scheduler after its time limit", False),  # a sentence, not the shell's word
+    ],
+)
+def test_a_shell_s_killed_is_the_oom_killer_and_host_memory(line: str, expected: bool):
+    ids = [h.signature.id for h in scan(["Epoch 1/10", line, ""]).hits]
+    assert ("killed-by-the-oom-killer" in ids) is expected, ids
