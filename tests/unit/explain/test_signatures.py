@@ -1440,3 +1440,13 @@ def test_a_jetson_s_little_free_shared_memory_is_not_another_process_holding_the
 def test_a_shell_s_killed_is_the_oom_killer_and_host_memory(line: str, expected: bool):
     ids = [h.signature.id for h in scan(["Epoch 1/10", line, ""]).hits]
     assert ("killed-by-the-oom-killer" in ids) is expected, ids
+
+
+def test_a_generator_iterator_torn_down_at_exit_is_harmless_not_a_guessed_oom():
+    """tensorflow#35100: the warning ends runs that stopped early (EarlyStopping) with exit status 0."""
+    teardown = (
+        "W tensorflow/core/kernels/data/generator_dataset_op.cc:108] Error occurred when finalizing GeneratorDataset"
+        " iterator: FAILED_PRECONDITION: Python interpreter state is not initialized. The process may be terminated."
+    )
+    hits = scan([teardown, "\t [[{{node PyFunc}}]]", ""]).hits
+    assert [h.signature.id for h in hits] == ["benign-dataset-iterator-teardown"]
