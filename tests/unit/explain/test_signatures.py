@@ -1450,3 +1450,20 @@ def test_a_generator_iterator_torn_down_at_exit_is_harmless_not_a_guessed_oom():
     )
     hits = scan([teardown, "\t [[{{node PyFunc}}]]", ""]).hits
     assert [h.signature.id for h in hits] == ["benign-dataset-iterator-teardown"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # tensorflow#41949: fit runs successfully with it; the dropout's SelectV2 is the usual graph.
+        "E tensorflow/core/grappler/optimizers/meta_optimizer.cc:954] layout failed: INVALID_ARGUMENT: Size of values 0"
+        " does not match size of permutation 4 @ fanin shape inmodel/dropout/dropout/SelectV2-2-TransposeNHWCToNCHW-Layout",
+        "W tensorflow/core/common_runtime/gpu/gpu_bfc_allocator.cc:47] Overriding orig_value setting because the"
+        " TF_FORCE_GPU_ALLOW_GROWTH environment variable is set. Original config value was 0.",
+    ],
+    ids=["grappler-layout", "allow-growth-honoured"],
+)
+def test_tf_s_own_notices_at_error_or_warning_level_raise_no_problem(line: str):
+    """Each was named by resemblance or by its words as a problem (a cuDNN mismatch, an invalid variable)."""
+    hits = scan([line, "", ""]).hits
+    assert hits and all(h.signature.benign for h in hits), [h.signature.id for h in hits]
