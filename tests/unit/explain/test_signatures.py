@@ -1467,3 +1467,20 @@ def test_tf_s_own_notices_at_error_or_warning_level_raise_no_problem(line: str):
     """Each was named by resemblance or by its words as a problem (a cuDNN mismatch, an invalid variable)."""
     hits = scan([line, "", ""]).hits
     assert hits and all(h.signature.benign for h in hits), [h.signature.id for h in hits]
+
+
+@pytest.mark.parametrize(
+    ("post", "expected"),
+    [
+        ("GPU is not being used during training", True),
+        ("tf.test.is_gpu_available() returns False", True),
+        ("Training runs on CPU instead of GPU", True),
+        ("tensorflow not using gpu", True),
+        ("the model trains only on the CPU, nvidia-smi shows 0% usage", True),
+        ("I am not using any GPU on this laptop", False),  # a CPU machine by choice, not a GPU unseen
+        ("the GPU is being used: 95% utilisation", False),
+    ],
+)
+def test_a_post_s_words_that_the_gpu_goes_unused_are_no_gpu_visible(post: str, expected: bool):
+    ids = [h.signature.id for h in scan([post, "", ""]).hits]
+    assert ("no-gpu-visible" in ids) is expected, ids
