@@ -1442,6 +1442,12 @@ def test_a_shell_s_killed_is_the_oom_killer_and_host_memory(line: str, expected:
     assert ("killed-by-the-oom-killer" in ids) is expected, ids
 
 
+def test_a_post_short_of_gpu_memory_is_not_told_as_the_oom_killer():
+    """Read by resemblance, a GPU-memory complaint gets a GPU-memory signature, not the host's OOM killer."""
+    ids = [h.signature.id for h in scan(["not enough GPU memory to train with batch size 32", "", ""]).hits]
+    assert ids and "killed-by-the-oom-killer" not in ids, ids
+
+
 def test_a_generator_iterator_torn_down_at_exit_is_harmless_not_a_guessed_oom():
     """tensorflow#35100: the warning ends runs that stopped early (EarlyStopping) with exit status 0."""
     teardown = (
