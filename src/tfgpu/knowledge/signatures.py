@@ -80,7 +80,8 @@ _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
     r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
-    r"\binstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\b[Ii]nstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|"
+    r"\b(?:[Tt]ensor[Ff]low|TF|tf)(?:[ -]gpu)?(?:\s+version)?[:= -]*v?\d+\.\d+(?:\.\d+)?\s*(?:with|and|\+|,|/)\s*(?:the\s+)?[Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?v?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
     r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)(?:[ -]?version)?[ -]?v?(\d+\.\d+)\b|"
     r"\b(?:I'?m|I am) running\b[^\n]{0,60}?\b[Cc](?:UDA|uda)[ -]?v?(\d+\.\d+)\b|"
     r"\bln\s+-\w*s\w*\s+\S*?\blibcudart\.so\.(\d+(?:\.\d+)?)\s|"
@@ -94,7 +95,7 @@ _CUDA_INSTALLED = re.compile(
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
 a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
-"before"), "reinstall cuda to 9.1" (or "updated my CUDA version to 10.1"), NVIDIA's runfile installer run ("sudo sh
+"before"), a TF release named with one ("tensorflow 1.14 with cuda 10.1", "TF 2.4 and CUDA 10.1"), "reinstall cuda to 9.1" (or "updated my CUDA version to 10.1"), NVIDIA's runfile installer run ("sudo sh
 cuda_11.1.0_455.23.05_linux.run"), the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
 .../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
 a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
@@ -122,6 +123,12 @@ _CUDA_HINTS = (
     "grade",
     "pdate",
     "_linux.run",
+    "with cuda",
+    "and cuda",
+    "+ cuda",
+    "+cuda",
+    ", cuda",
+    "/ cuda",
 )
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
 text before the regex runs."""
@@ -406,11 +413,12 @@ def _prints_its_groups(sig: Signature) -> bool:
 
 
 _TF_VERSION = re.compile(
-    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|tf\.__version__\W+|tensorflow[-=](?:gpu-)?)"
+    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|\btf version[:=\s]+|tf\.__version__\W+|"
+    r"tensorflow[-=](?:gpu-)?)"
     r"v?(\d+\.\d+)(?:\.\d+)?"
 )
 """The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
-"TensorFlow version (use command below): 2.1.0" too) or the newer template's "tf 2.16.1" after it, tf.__version__ printed."""
+"TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed."""
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
 BLOCK_LINES = 1024

@@ -618,6 +618,14 @@ def test_graphics_of_another_maker_named_where_no_nvidia_gpu_is_mean_no_gpu_here
     assert both.context.gpu is GpuKnown.PRESENT and both.hits[0].signature.id == "cuinit-unknown-error"
 
 
+def test_a_post_naming_a_tf_release_and_another_cuda_that_sees_no_gpu_is_the_wrong_cuda():
+    """TF 1.14 is built for CUDA 10.0 (tensorflow.org's tested build configurations); its own CUDA is no mismatch."""
+    result = scan(["TF version 1.14 with cuda 10.1 - GPU not detected", "", ""])
+    assert result.context.tf_version == "1.14" and result.context.cuda_installed == ("10.1",)
+    assert result.hits[0].signature.id == "tf-built-for-another-cuda"
+    assert scan(["tensorflow 1.14 with cuda 10.0 - GPU not detected", "", ""]).hits[0].signature.id == "no-gpu-visible"
+
+
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
     xla = (
         "1. I tensorflow/compiler/jit/xla_cpu_device.cc:41] Not creating XLA devices, tf_xla_enable_xla_devices not set"
@@ -634,6 +642,9 @@ def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble(
         "I have only Cuda 7.5",
         "I updated my CUDA version to 7.5",
         "  258  sudo sh cuda_7.5.18_linux.run",
+        "Installed CUDA 7.5 from NVIDIA's site",
+        "I'm using tensorflow 1.4 and CUDA 7.5",  # a TF release named with the CUDA beside it
+        "TF version 1.4, CUDA 7.5, cuDNN 6",
     ],
 )
 def test_a_cuda_version_the_poster_says_is_installed_is_compared_with_the_one_tf_asks_for(said):
