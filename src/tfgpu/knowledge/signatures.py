@@ -125,10 +125,7 @@ _CUDA_HINTS = (
     "_linux.run",
     "with cuda",
     "and cuda",
-    "+ cuda",
-    "+cuda",
     ", cuda",
-    "/ cuda",
 )
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
 text before the regex runs."""
