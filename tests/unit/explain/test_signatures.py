@@ -366,15 +366,6 @@ def test_the_cuda_and_cudnn_a_release_was_built_for_are_compared_with_those_inst
     # Windows' table names the DLL beside the version
     windows = ScanContext(os="windows", tf_version="2.3", cuda_installed=("11.2",))
     assert scan([listing], windows).hits[0].groups["built"] == "10.1"
-    # a cuDNN the poster installed, and the major TF's loader looks for
-    paste = [
-        "First I installed tensorflow1.4 and cuda8.0.6 and cudnn6.0. Then LD_DEBUG=libs shows:",
-        "      9088:	  trying file=/usr/lib/x86_64-linux-gnu/libcudnn.so.5",
-    ]
-    result = scan(paste)
-    assert result.context.cudnn_installed == ("6.0",)
-    assert result.hits[0].signature.id == "cudnn-of-another-major"
-    assert (result.hits[0].groups["want"], result.hits[0].groups["installed"]) == ("5", "6.0")
     # the issue template's "CUDA/cuDNN version" field, and TF's own line, are read too; a version only named is not
     assert scan(["CUDA/cuDNN version: 10.1/8.0.2.39"]).context.cudnn_installed == ("8.0",)
     assert scan(
@@ -398,15 +389,33 @@ def test_a_cudnn_major_never_built_for_the_cuda_installed_is_the_wrong_cuda():
     assert scan(["wget https://example.invalid/cuda_11.1.0_455.23.05_linux.run"]).context.cuda_installed is None
 
 
-def test_a_chinese_post_s_missing_cudnn_dll_beside_the_cudnn_it_installed_is_the_wrong_cudnn():
-    post = [
-        "我是GTX1650 TI的显卡，按照说明装的是cuda10.1和cudnn-7.6.5，对应的库应该是cudnn64_7.dll",
-        "但GPU版本报错说找不到cudnn64_8.dll, 这个肯定是没有的",
-    ]
+@pytest.mark.parametrize(
+    ("post", "installed", "want"),
+    [
+        (
+            [
+                "First I installed tensorflow1.4 and cuda8.0.6 and cudnn6.0. Then LD_DEBUG=libs shows:",
+                "      9088:	  trying file=/usr/lib/x86_64-linux-gnu/libcudnn.so.5",
+            ],
+            "6.0",
+            "5",
+        ),
+        (  # video-subtitle-extractor#48, in Chinese: cuDNN 7.6.5 installed, cudnn64_8.dll not found
+            [
+                "我是GTX1650 TI的显卡，按照说明装的是cuda10.1和cudnn-7.6.5，对应的库应该是cudnn64_7.dll",
+                "但GPU版本报错说找不到cudnn64_8.dll, 这个肯定是没有的",
+            ],
+            "7.6",
+            "8",
+        ),
+    ],
+    ids=["ld-debug", "chinese-dll"],
+)
+def test_a_cudnn_the_poster_installed_beside_the_major_tf_looks_for_is_the_wrong_cudnn(post, installed, want):
     result = scan(post)
-    assert result.context.cudnn_installed == ("7.6",)
+    assert result.context.cudnn_installed == (installed,)
     assert result.hits[0].signature.id == "cudnn-of-another-major"
-    assert result.hits[0].groups["want"] == "8"
+    assert (result.hits[0].groups["want"], result.hits[0].groups["installed"]) == (want, installed)
 
 
 def test_a_cuda_runtime_call_with_no_symbol_is_a_runtime_not_loaded_not_the_driver():
