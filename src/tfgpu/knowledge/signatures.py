@@ -44,6 +44,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_FOLD_DIGITS = str.maketrans("123456789", "000000000")
+"""Every digit read as 0: the lines of a log that differ only in their numbers read as one (``compact``)."""
 
 
 def strip_ansi(text: str) -> str:
@@ -129,6 +131,8 @@ _CUDA_HINTS = (
 )
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
 text before the regex runs."""
+_CUDA_HINT_KEYS = tuple(hint.translate(_FOLD_DIGITS) for hint in _CUDA_HINTS)
+"""The hints as a ``compact`` text holds them."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
     r"|(?:install\w*\b[^\n]{0,80}?\b|装的[^\n]{0,40}?(?<![A-Za-z]))cudnn[ _-]?v?(\d{1,2}\.\d+)"
@@ -801,6 +805,19 @@ class ScanResult:
 
 
 _Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
+_Folded = tuple[tuple[str, _Keyed], ...]
+"""A keyword with its digits folded, and the keywords (with what each stands for) that fold to it."""
+
+
+def compact(text: str) -> str:
+    """``text`` with every digit read as 0 and each of its lines once: all a keyword search of it needs.
+
+    A keyword folded the same way is in the compact text wherever the keyword is in the text
+    (keywords hold no line break). A training log's lines mostly differ from one another only
+    in their numbers (steps, losses, times, addresses), so a block's search reads a small part
+    of it.
+    """
+    return "\n".join(dict.fromkeys(text.translate(_FOLD_DIGITS).split("\n")))
 
 
 GATE_CHARS = 5
@@ -809,7 +826,7 @@ MIN_GATED = 3
 """A gate stands for at least this many keywords (one saved scan for two does not pay for the gate's own)."""
 
 
-def _gates(keyed: _Keyed) -> tuple[_Keyed, tuple[tuple[str, _Keyed], ...]]:
+def _gates(keyed: _Folded) -> tuple[_Folded, tuple[tuple[str, _Folded], ...]]:
     """Keywords split into those looked for alone and groups behind a gate: a substring every keyword of the group holds.
 
     A text without the gate holds none of its group, so one scan stands for several. Gates are
@@ -817,7 +834,7 @@ def _gates(keyed: _Keyed) -> tuple[_Keyed, tuple[tuple[str, _Keyed], ...]]:
     does not depend on hashing), and hold no blank: " not " is in every kind of text.
     """
     left = dict(keyed)
-    gates: list[tuple[str, _Keyed]] = []
+    gates: list[tuple[str, _Folded]] = []
     while True:
         shared = Counter(
             gram
@@ -836,29 +853,32 @@ def _gates(keyed: _Keyed) -> tuple[_Keyed, tuple[tuple[str, _Keyed], ...]]:
 
 @dataclass(frozen=True)
 class _KeySet:
-    """Keywords to look for: most behind a shared gate or a shorter keyword, looked for only where that is."""
+    """Keywords to look for in a ``compact`` text: most behind a shared gate or a shorter keyword, looked for only where that is."""
 
-    alone: _Keyed
+    alone: _Folded
     """Keywords that hold no shorter keyword of the set and share no gate."""
-    gated: tuple[tuple[str, _Keyed], ...]
+    gated: tuple[tuple[str, _Folded], ...]
     """A gate, and the keywords (holding no shorter keyword) that all hold it."""
-    guarded: tuple[tuple[str, _Keyed], ...]
+    guarded: tuple[tuple[str, _Folded], ...]
     """A keyword, and the longer keywords that hold it: a text without it holds none of them."""
 
     @classmethod
     def of(cls, keyed: _Keyed) -> _KeySet:
-        keys = [key for key, _ in keyed]
-        free = tuple(entry for entry in keyed if not any(other != entry[0] and other in entry[0] for other in keys))
-        guards: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
-        for entry in keyed:
-            inside = [key for key, _ in free if key != entry[0] and key in entry[0]]
+        by_fold: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
+        for key, entries in keyed:
+            by_fold.setdefault(key.translate(_FOLD_DIGITS), []).append((key, entries))
+        folded = tuple((key, tuple(entries)) for key, entries in by_fold.items())
+        free = tuple(group for group in folded if not any(other != group[0] and other in group[0] for other in by_fold))
+        guards: dict[str, list[tuple[str, _Keyed]]] = {}
+        for group in folded:
+            inside = [key for key, _ in free if key != group[0] and key in group[0]]
             if inside:
-                guards.setdefault(max(inside, key=len), []).append(entry)
+                guards.setdefault(max(inside, key=len), []).append(group)
         alone, gated = _gates(free)
         return cls(alone, gated, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
 
     def held_in(self, text: str) -> _Keyed:
-        """The keywords ``text`` holds: one C-level ``str.__contains__`` per gate and lone keyword, no Python frame per keyword."""
+        """The keywords a ``compact`` text holds: one C-level ``str.__contains__`` per gate and lone keyword, no Python frame per keyword."""
         held = _holding(self.alone, text)
         for gate, entries in self.gated:
             if gate in text:
@@ -868,7 +888,7 @@ class _KeySet:
             for guard, entries in self.guarded:
                 if guard in present:
                     held += _holding(entries, text)
-        return held
+        return tuple(entry for _, entries in held for entry in entries)
 
 
 @dataclass(frozen=True)
@@ -881,7 +901,7 @@ class _Keywords:
     fallback: _KeySet
 
     def held_in(self, text: str, low: str) -> _Held:
-        """Only the keywords ``text`` holds (``low`` is it lower-cased): a line of it holds no other.
+        """Only the keywords a ``compact`` text holds (``low`` is it lower-cased): a line of it holds no other.
 
         The hot loop of a long log.
         """
@@ -897,7 +917,7 @@ class _Held:
     fallback: _Keyed
 
 
-def _holding(keyed: _Keyed, text: str) -> _Keyed:
+def _holding(keyed: _Folded, text: str) -> _Folded:
     return tuple(itertools.compress(keyed, map(text.__contains__, (key for key, _ in keyed))))
 
 
@@ -959,7 +979,7 @@ class LogScanner:
             _KeySet.of(tuple(fallback.items())),
         )
         self._also = tuple(
-            (id(p), p, tuple(_compile(p.pattern)[1]))
+            (id(p), p, tuple((key.translate(_FOLD_DIGITS), ci) for key, ci in _compile(p.pattern)[1]))
             for p in {id(p): p for s in self.signatures for p in s.also}.values()
         )
         self._pending: list[tuple[int, str]] = []
@@ -1023,13 +1043,14 @@ class LogScanner:
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
-        low = block.lower()
-        self._read_machine(block, low, first=self._pending[0][0] == 1)
-        held = self._keywords.held_in(block, low)
+        brief = compact(block)
+        brief_low = brief.lower()
+        self._read_machine(block, brief_low, first=self._pending[0][0] == 1)
+        held = self._keywords.held_in(brief, brief_low)
         also = [
             (key, pattern)
             for key, pattern, literals in self._also
-            if key not in self._also_seen and any(k in (low if ci else block) for k, ci in literals)
+            if key not in self._also_seen and any(k in (brief_low if ci else brief) for k, ci in literals)
         ]
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
         wrapped = False  # whether that line goes on in any next line (a TF record) or only in an indented one
@@ -1053,8 +1074,8 @@ class LogScanner:
             key in line for line in pasted for key in _NVIDIA_KEYS
         )
 
-    def _read_machine(self, block: str, low: str, first: bool) -> None:
-        """What a block of lines says about the machine (searched per block, not per line).
+    def _read_machine(self, block: str, brief_low: str, first: bool) -> None:
+        """What a block of lines says about the machine (searched per block, not per line; ``brief_low`` is its ``compact`` text lower-cased).
 
         A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
         the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
@@ -1064,7 +1085,7 @@ class LogScanner:
             shown = _NO_LIBCUDA.sub("", block) if "cuInit" in block else block
             self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
         if first:
-            self._read_start(block, low)
+            self._read_start(block, block.lower())
         if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
             self.gpu_created_seen = bool(_GPU_CREATED.search(block))
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS) and "Tegra" not in block:
@@ -1077,7 +1098,7 @@ class LogScanner:
             if capability:
                 self.capability_seen = _capability(capability)
                 self.tensor_cores_seen = has_tensor_cores(self.capability_seen, _GTX_16.search(block) is not None)
-        if any(k in low for k in _CUDA_HINTS):
+        if any(k in brief_low for k in _CUDA_HINT_KEYS):
             for found in _CUDA_INSTALLED.finditer(block):
                 self.cuda_seen.setdefault(cuda_version_of(next(v for v in found.groups() if v)), None)
 
@@ -1111,7 +1132,8 @@ class LogScanner:
         """
         number, first = record
         for joined in (first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()):
-            held = self._keywords.held_in(joined, joined.lower())
+            brief = compact(joined)
+            held = self._keywords.held_in(brief, brief.lower())
             if self._match_line(number, joined, held, [], fallback=False):
                 self._forget_fallback(number)
                 return True
