@@ -102,6 +102,7 @@ def _also_line(signature: Signature) -> str:
         "tensorrt-missing-used": "from tensorflow.python.compiler.tensorrt import trt_convert",
         "tensorrt-missing-said": "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
+        "windows-dll-load-failed-bare": "I get this error when I import tensorflow on Windows 10:",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
