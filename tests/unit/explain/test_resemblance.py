@@ -82,15 +82,18 @@ def test_a_paste_in_words_no_signature_has_is_named_by_resemblance_and_the_answe
 
 
 def test_a_longer_report_is_resembled_by_its_poster_s_complaints_unless_a_harmless_line_is_their_subject():
-    """OpenNMT-tf#80's words, and Chiron#99's question about a CPU machine's driver lines (a benign public log)."""
+    """OpenNMT-tf#80's words (its title reworded, as written it is a paste pattern's), and Chiron#99's question about a CPU machine's driver lines (a benign public log)."""
     post = [
-        "gpu_allow_growth is not working",
+        "gpu_allow_growth option is not respected",
         "Calling the tutorial code with additional argument gpu_allow_growth",
         "python -m bin.main train_and_eval --gpu_allow_growth --model config/models/nmt_small.py",
         "does not prevent GPU memory being fully allocated.",
     ]
     (hit,) = scan(post).hits
     assert hit.reading is Reading.BY_RESEMBLANCE and hit.quotes[0] == (1, post[0])
+    assert hit.signature.category == "memory_growth_after_init"
+    (as_titled,) = scan(["gpu_allow_growth is not working", *post[1:]]).hits
+    assert as_titled.reading is Reading.AS_WRITTEN and as_titled.signature.id == "allow-growth-ignored-said"
     question = [
         "After processing I receive a number of lines from tensorflow, mostly information, but also these:",
         "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; "
