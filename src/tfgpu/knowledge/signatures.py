@@ -45,7 +45,15 @@ else:  # pragma: no cover - Python 3.10
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _FOLD_DIGITS = str.maketrans("123456789", "000000000")
-"""Every digit read as 0: the lines of a log that differ only in their numbers read as one (``compact``)."""
+
+
+def _fold_digits(text: str) -> str:
+    """``text`` with every digit read as 0: how ``compact`` reads a block, and so how a keyword looked for in it is written.
+
+    Lines of a log that differ only in their numbers fold to one; a keyword folded so is in the
+    folded text wherever it is in the text.
+    """
+    return text.translate(_FOLD_DIGITS)
 
 
 def strip_ansi(text: str) -> str:
@@ -131,7 +139,7 @@ _CUDA_HINTS = (
 )
 """Literals of _CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
 text before the regex runs."""
-_CUDA_HINT_KEYS = tuple(hint.translate(_FOLD_DIGITS) for hint in _CUDA_HINTS)
+_CUDA_HINT_KEYS = tuple(_fold_digits(hint) for hint in _CUDA_HINTS)
 """The hints as a ``compact`` text holds them."""
 _CUDNN_INSTALLED = re.compile(
     r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
@@ -812,12 +820,12 @@ _Folded = tuple[tuple[str, _Keyed], ...]
 def compact(text: str) -> str:
     """``text`` with every digit read as 0 and each of its lines once: all a keyword search of it needs.
 
-    A keyword folded the same way is in the compact text wherever the keyword is in the text
+    A keyword folded the same way (``_fold_digits``) is in the compact text wherever the keyword is in the text
     (keywords hold no line break). A training log's lines mostly differ from one another only
     in their numbers (steps, losses, times, addresses), so a block's search reads a small part
     of it.
     """
-    return "\n".join(dict.fromkeys(text.translate(_FOLD_DIGITS).split("\n")))
+    return "\n".join(dict.fromkeys(_fold_digits(text).split("\n")))
 
 
 GATE_CHARS = 5
@@ -866,7 +874,7 @@ class _KeySet:
     def of(cls, keyed: _Keyed) -> _KeySet:
         by_fold: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
         for key, entries in keyed:
-            by_fold.setdefault(key.translate(_FOLD_DIGITS), []).append((key, entries))
+            by_fold.setdefault(_fold_digits(key), []).append((key, entries))
         folded = tuple((key, tuple(entries)) for key, entries in by_fold.items())
         free = tuple(group for group in folded if not any(other != group[0] and other in group[0] for other in by_fold))
         guards: dict[str, list[tuple[str, _Keyed]]] = {}
@@ -979,7 +987,7 @@ class LogScanner:
             _KeySet.of(tuple(fallback.items())),
         )
         self._also = tuple(
-            (id(p), p, tuple((key.translate(_FOLD_DIGITS), ci) for key, ci in _compile(p.pattern)[1]))
+            (id(p), p, tuple((_fold_digits(key), ci) for key, ci in _compile(p.pattern)[1]))
             for p in {id(p): p for s in self.signatures for p in s.also}.values()
         )
         self._pending: list[tuple[int, str]] = []
