@@ -75,6 +75,9 @@ _CONTAINER_HINT = re.compile(
 _SAID_CONTAINER = re.compile(r"(?i)\b(?:docker|container|podman|singularity)\b")
 _SAID_WINDOWS = re.compile(r"(?i)\bwindows\b|\bwin ?1[01]\b")
 """Where a short paste (a title) says it ran: its words are the only context it gives."""
+_SAID_WSL = re.compile(r"(?i)\bWSL ?2?\b")
+"""A post's word that TF runs under WSL: Linux on a Windows machine, where "Windows 11" names the host, not the OS TF
+runs on (TF's GPU builds for Linux serve it, native Windows' GPU limits do not apply)."""
 _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
@@ -142,20 +145,20 @@ text before the regex runs."""
 _CUDA_HINT_KEYS = tuple(_fold_digits(hint) for hint in _CUDA_HINTS)
 """The hints as a ``compact`` text holds them."""
 _CUDNN_INSTALLED = re.compile(
-    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*[\d.]+\s*(?:/|,|\band\b)\s*v?(\d+\.\d+)"
+    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*(?:CUDA\s*)?[\d.]+\s*(?:/|,|;|\band\b)\s*(?:cuDNN\s*)?v?(\d+\.\d+)"
     r"|(?:install\w*\b[^\n]{0,80}?\b|装的[^\n]{0,40}?(?<![A-Za-z]))cudnn[ _-]?v?(\d{1,2}\.\d+)"
     r"|Loaded cuDNN version (\d)(\d)\d\d\b"
 )
-"""A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2", a poster's
-"I installed ... cudnn6.0" (in Chinese "装的是...cudnn-7.6.5", what was installed), TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
+"""A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2" or
+"CUDA/cuDNN version: CUDA 12.6; CUDNN 9.0", a poster's "I installed ... cudnn6.0" (in Chinese "装的是...cudnn-7.6.5", what was installed), TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
 needs cuDNN 7.6") is not read."""
 _CUDA_LISTED = re.compile(
     r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*(?:CUDA(?:[ _]versions?)?\s*[:=]?\s*)?"
     r"v?(?P<cuda>\d{1,2}\.0?\d)(?:\.\d+)*"
-    r"(?P<cudnn>\s*(?:/|,|\band\b)\s*v?[\d.]+)?\s*$"
+    r"(?P<cudnn>\s*(?:/|,|;|\band\b)\s*(?:cuDNN\s*)?v?[\d.]+)?\s*$"
 )
 """A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
-"CUDA/cuDNN version: 10.1/7.6" or "10.2 and 7.6.5" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN),
+"CUDA/cuDNN version: 10.1/7.6", "10.2 and 7.6.5" or "CUDA 12.6; CUDNN 9.0" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN),
 the label said twice ("CUDA/cuDNN version: CUDA Version: 10.1") and a minor written with a zero ("10.02" is 10.2).
 Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
 table and is the driver's ceiling, not an install."""
@@ -506,6 +509,10 @@ class Signature:
     """Only when the log's GPU and the CUDA whose ptxas assembles its kernels are known and that CUDA is older than
     the first release that targets the GPU (the CUDA installed, else the one TF was built for): CUDA 11.0's ptxas
     has no sm_86, which ptxas's own "non-zero error code" does not say."""
+    when_cudnn_below_build: bool = False
+    """Only when the TF release and the cuDNN installed are known and every cuDNN installed is older than the one
+    that release was built with (``cudnn_below_build``): TF's "DNN library initialization failed" alone does not
+    say why cuDNN would not start, the two versions do."""
     paste_patterns: tuple[re.Pattern[str], ...] = ()
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
@@ -729,6 +736,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
                 when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
+                when_cudnn_below_build=bool(when.get("cudnn_below_build", False)),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
                 said_in_post=bool(entry.get("said_in_post", False)),
             )
@@ -954,7 +962,9 @@ class LogScanner:
         self._also_seen: set[int] = set()
         self.lines = 0
         self.long_lines = 0
-        self.windows_seen = False
+        self.windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
+        self.windows_said = False  # a short paste's words name Windows
+        self.wsl_said = False  # the post's words name WSL: the Windows they name is the host
         self.container_seen = False
         self.gpu_seen = False
         self.no_driver_seen = False
@@ -1031,9 +1041,10 @@ class LogScanner:
             if self.lines <= SHORT_LOG_LINES:
                 self._first_lines.append((self.lines, line))
                 self.container_seen = self.container_seen or bool(_SAID_CONTAINER.search(line))
-                self.windows_seen = self.windows_seen or bool(_SAID_WINDOWS.search(line))
+                self.windows_said = self.windows_said or bool(_SAID_WINDOWS.search(line))
             if not _starts_record(line):
                 self._said_lines.append((self.lines, line))
+                self.wsl_said = self.wsl_said or bool(_SAID_WSL.search(line))
         if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
             self.windows_seen = True
         if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
@@ -1216,7 +1227,7 @@ class LogScanner:
         self._match_pending()
         ctx = context or ScanContext()
         effective = ScanContext(
-            os=ctx.os or ("windows" if self.windows_seen else None),
+            os=ctx.os or ("windows" if self.windows_seen or (self.windows_said and not self.wsl_said) else None),
             tf_version=ctx.tf_version or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
@@ -1451,6 +1462,8 @@ class LogScanner:
                 return False
         if signature.when_cuda_predates_gpu and not _cuda_predates_gpu(ctx):
             return False
+        if signature.when_cudnn_below_build and not cudnn_below_build(ctx):
+            return False
         if signature.tf_min:
             version = _version(ctx.tf_version)
             if version is None or version < signature.tf_min:
@@ -1517,6 +1530,8 @@ def told_fields(signature: Signature) -> frozenset[str]:
         told |= {"tf", "built"}
     if signature.when_cuda_predates_gpu:
         told |= {"cuda", "cc", "first"}
+    if signature.when_cudnn_below_build:
+        told |= {"tf", "built", "installed"}
     return told
 
 
@@ -1545,6 +1560,10 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("cuda", ".".join(map(str, cuda)) if cuda else "?")
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
         hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
+    if signature.when_cudnn_below_build and ctx.tf_version and ctx.cudnn_installed:
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("built", built_cudnn(ctx) or "?")
+        hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
 
 
 def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
@@ -1591,6 +1610,42 @@ def built_cuda(ctx: ScanContext) -> str | None:
     if version and "." not in version.group() and int(version.group()) < 11:
         return version.group() + ".0"  # the table's "9" (TF 1.5-1.12) is the CUDA 9.0 the wheels link: libcudart.so.9.0
     return version.group() if version else None
+
+
+def built_cudnn(ctx: ScanContext) -> str | None:
+    """The cuDNN (major.minor) the log's TF release was built with (tested build configurations)."""
+    if not ctx.tf_version:
+        return None
+    release = tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
+    version = re.match(r"\d+\.\d+", release.cudnn) if release else None
+    return version.group() if version else None
+
+
+def cudnn_below_build(ctx: ScanContext) -> bool:
+    """Whether every cuDNN the log shows installed is older than the one its TF release was built with.
+
+    cuDNN loads only at the major it was built with and the same or a later minor (TF's own check in
+    cuda_dnn.cc), so 9.0 under a 9.3 build fails where 9.5 runs. A bare major ("cuDNN 9") says no minor: no claim.
+
+    Examples:
+        >>> cudnn_below_build(ScanContext(tf_version="2.18", cudnn_installed=("9.0",)))
+        True
+        >>> cudnn_below_build(ScanContext(tf_version="2.18", cudnn_installed=("9.5",)))
+        False
+        >>> cudnn_below_build(ScanContext(tf_version="2.18", cudnn_installed=("9",)))
+        False
+    """
+    built = _version(built_cudnn(ctx))
+    installed = [v for v in (_version(c) for c in ctx.cudnn_installed or ()) if v]
+    if built is None or not installed:
+        return False
+
+    def older(version: tuple[int, ...]) -> bool:
+        if version[0] != built[0]:
+            return version[0] < built[0]
+        return len(version) > 1 and version[:2] < built[:2]
+
+    return all(older(v) for v in installed)
 
 
 def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:

@@ -65,6 +65,8 @@ CONTEXT = {
     "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
     "gpu-below-build-minimum-found": ScanContext(tf_version="2.3"),  # the GT 630's 3.0 read from TF's device line
     "ptxas-predates-gpu": ScanContext(tf_version="2.4", gpu_cc=(8, 6)),  # CUDA 11.0's ptxas on an RTX 30xx
+    # TF 2.18 is built with cuDNN 9.3
+    "dnn-init-failed-cudnn-older-than-build": ScanContext(tf_version="2.18", cudnn_installed=("9.1",)),
 }
 
 
@@ -1518,3 +1520,99 @@ def test_tf_s_own_notices_at_error_or_warning_level_raise_no_problem(line: str):
 def test_a_post_s_words_that_the_gpu_goes_unused_are_no_gpu_visible(post: str, expected: bool):
     ids = [h.signature.id for h in scan([post, "", ""]).hits]
     assert ("no-gpu-visible" in ids) is expected, ids
+
+
+def test_a_post_on_wsl_names_windows_as_its_host_not_the_os_tf_runs_on():
+    """tensorflow#60101: "Windows 11 + WSL2" is Linux under TF; native Windows' GPU limit (TF > 2.10) does not apply."""
+    wsl = [
+        "TensorFlow 2.12.0 WSL2 GPU support",
+        "OS Platform and Distribution: Windows 11 + WSL2",
+        "GPU is NOT AVAILABLE",
+    ]
+    result = scan(wsl)
+    assert result.context.os is None
+    assert "windows-native-no-gpu" not in {h.signature.id for h in result.hits}
+    native = ["TensorFlow 2.12.0 GPU support", "OS Platform and Distribution: Windows 11", "GPU is NOT AVAILABLE"]
+    assert scan(native).context.os == "windows"
+    # a Windows path means TF itself runs on Windows, whatever else the post says
+    assert (
+        scan(["tried WSL2 before", "C:\\Users\\ada> python check.py", "GPU is NOT AVAILABLE"]).context.os == "windows"
+    )
+
+
+def test_opened_libraries_alone_are_not_told_as_a_gpu_device_created():
+    """The issue's "'Successfully opened dynamic library' lines read as 'GPU device created' when none was"."""
+    opened = scan(
+        [
+            "I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library libcudart.so.11.0"
+        ]
+    )
+    assert [h.signature.id for h in opened.hits] == ["benign-gpu-libraries-loaded"]
+    assert "device" not in opened.hits[0].signature.title.split("(")[0]
+    created = scan(
+        [
+            "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] Created device "
+            "/job:localhost/replica:0/task:0/device:GPU:0 with 13781 MB memory:  -> device: 0, name: Tesla T4"
+        ]
+    )
+    assert [h.signature.id for h in created.hits] == ["benign-gpu-created"]
+
+
+@pytest.mark.parametrize(
+    ("installed", "expected"),
+    [
+        (("9.0",), True),
+        (("9.1", "8.9"), True),
+        (("9.3",), False),
+        (("9.5",), False),
+        (("9",), False),
+        (("9.0", "9.3"), False),
+    ],
+)
+def test_dnn_initialization_failing_is_the_older_cudnn_only_where_every_cudnn_installed_is_older(installed, expected):
+    """TF 2.18 is built with cuDNN 9.3 (tested build configurations); cuDNN loads at that major and the same or a later minor."""
+    line = "W0000 op_kernel.cc:1841] OP_REQUIRES failed at xla_ops.cc:577 : FAILED_PRECONDITION: DNN library initialization failed."
+    found = scan(
+        ["TF 2.18 training log", "x", "y", line], ScanContext(tf_version="2.18", cudnn_installed=installed)
+    ).hits
+    assert ("dnn-init-failed-cudnn-older-than-build" in {h.signature.id for h in found}) is expected
+
+
+def test_a_template_listing_cuda_and_cudnn_with_their_names_is_read():
+    """tensorflow#82669's "CUDA/cuDNN version: CUDA 12.6; CUDNN 9.0": both versions are the machine's."""
+    result = scan(["TF 2.18 fails to use GPU", "CUDA/cuDNN version: CUDA 12.6; CUDNN 9.0", "x", "y"])
+    assert result.context.cudnn_installed == ("9.0",)
+    assert result.context.cuda_installed == ("12.6",)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            'KeyError: "Couldn\'t find field google.protobuf.DescriptorProto.ExtensionRange.options"',
+            "protobuf-descriptor-pool-mismatch",
+        ),
+        ("ImportError: No module named google.protobuf", "protobuf-not-importable"),
+        ("ModuleNotFoundError: No module named 'protobuf_to_dict'", None),
+        (
+            "ValueError: The layer sequential has never been called and thus has no defined output.",
+            "keras3-model-never-called",
+        ),
+        ("AttributeError: The layer has never been called and thus has no defined output shape.", None),
+        ("ImportError: cannot import name 'keras_export'", "keras-tensorflow-releases-apart"),
+        (
+            "  (0) UNKNOWN: CUDNN failed to allocate the scratch space for the runner or to find a working no-scratch runner.",
+            "cudnn-scratch-space-not-allocated",
+        ),
+    ],
+)
+def test_protobuf_keras_and_cudnn_workspace_messages_are_named(line: str, expected: str | None):
+    found = {h.signature.id for h in scan([line]).hits}
+    expected_ids = {
+        "protobuf-descriptor-pool-mismatch",
+        "protobuf-not-importable",
+        "keras3-model-never-called",
+        "keras-tensorflow-releases-apart",
+        "cudnn-scratch-space-not-allocated",
+    }
+    assert (found & expected_ids) == ({expected} if expected else set())
