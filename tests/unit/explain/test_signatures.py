@@ -1616,3 +1616,22 @@ def test_protobuf_keras_and_cudnn_workspace_messages_are_named(line: str, expect
         "cudnn-scratch-space-not-allocated",
     }
     assert (found & expected_ids) == ({expected} if expected else set())
+
+
+@pytest.mark.parametrize(
+    ("post", "expected"),
+    [
+        ("I ran Dependency Walker and it complained about cudnn64_5.dll not being found.", "cudnn-not-loaded"),
+        ("I copied cudnn64_8.dll into bin and now it is found", None),
+        ("'CUDA_ERROR_UNKNOWN' error using DeepVariant GPU version.", "cuinit-unknown-error"),
+        ("For TensorFlow 2.4.1 it still refers to `libcusolver.so.10`.", "cusolver-10-with-cuda-11-1"),
+        ("TF 2.5 no longer refers to libcusolver.so.10, fixed", None),
+        ("please support rtx50xx...", "blackwell-gpu-said-unsupported"),
+        ("My RTX 5080 runs fine with the NGC container", None),
+    ],
+)
+def test_a_post_s_words_name_a_missing_cudnn_dll_cuinit_unknown_the_cuda_11_0_cusolver_and_blackwell(post, expected):
+    """deepvariant#619, tensorflow#9819, #45263, #95705: the cause said in a title or a post's own words."""
+    ids = {"cudnn-not-loaded", "cuinit-unknown-error", "cusolver-10-with-cuda-11-1", "blackwell-gpu-said-unsupported"}
+    found = {h.signature.id for h in scan([post]).hits if h.reading is not Reading.BY_RESEMBLANCE}
+    assert (found & ids) == ({expected} if expected else set())
