@@ -238,8 +238,12 @@ _ASKS_IN_OWN_WORDS = re.compile(
 does not count: TF's own lines print those."""
 
 
-_DRIVER_REPORTED = re.compile(r"\b(?P<side>libcuda|kernel) reported version is:?\s*(?P<version>\d+\.\d+(?:\.\d+)?)")
-"""TF's cuda_diagnostics lines: the driver version libcuda reports, and the one the kernel module reports."""
+_DRIVER_REPORTED = re.compile(
+    r"\b(?P<side>libcuda|kernel) reported version is:?\s*(?P<version>\d+\.\d+(?:\.\d+)?)"
+    r"|NVRM version: NVIDIA UNIX \S+ (?P<module>Kernel Module)\s+(?P<module_version>\d+\.\d+(?:\.\d+)?)"
+)
+"""TF's cuda_diagnostics lines: the driver version libcuda reports, and the one the kernel module reports
+(also read from /proc/driver/nvidia/version, whose contents TF prints before its own reading of them)."""
 
 
 def _driver_release(version: str) -> tuple[int, ...]:
@@ -1109,9 +1113,12 @@ class LogScanner:
             self.gpu_created_seen = bool(_GPU_CREATED.search(block))
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS) and "Tegra" not in block:
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
-        if "reported version is" in block:
+        if "reported version is" in block or "NVRM version" in block:
             for found in _DRIVER_REPORTED.finditer(block):
-                self.driver_reported.setdefault(found["side"], found["version"])
+                side, version = (
+                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
+                )
+                self.driver_reported.setdefault(side, version)
         if self.tensor_cores_seen is None and any(k in block for k in _CAPABILITY_KEYS):
             capability = _CAPABILITY.search(block)
             if capability:
@@ -1240,8 +1247,8 @@ class LogScanner:
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
         gpu_cc = ctx.gpu_cc or self.capability_seen or (self._named_cc() if effective.tf_version else None)
-        archs = release_archs(effective.tf_version) if gpu_cc and effective.tf_version else None
-        effective = replace(effective, gpu_cc=gpu_cc, kernels=classify(gpu_cc, archs) if gpu_cc and archs else None)
+        effective = replace(effective, gpu_cc=gpu_cc)
+        effective = replace(effective, kernels=_release_kernels(effective))
         if self.lines <= SHORT_LOG_LINES:
             self._match_paste(effective, self._first_lines, self._paste)
         elif not any(
@@ -1595,6 +1602,22 @@ def _cuda_predates_gpu(ctx: ScanContext) -> bool:
     if first is None or cuda is None or (len(cuda) < 2 and cuda[0] == first[0]):
         return False  # a bare major ("CUDA 12") may be 12.0 or 12.9: no claim
     return cuda < first
+
+
+def _release_kernels(ctx: ScanContext) -> KernelSupport | None:
+    """How the log's TF release runs on the log's GPU (tf_archs.csv, else the CUDA it was built with).
+
+    For a release the architecture table predates, the CUDA it was built with decides. A build cannot carry SASS for an architecture newer than its CUDA (ptxas_targets.csv); TF's
+    builds of that time (x.y notation: SASS and PTX for each capability) leave the GPU the
+    driver's JIT of the newest PTX at best, and the CUDA libraries of that CUDA no kernels for it.
+    """
+    if not (ctx.gpu_cc and ctx.tf_version):
+        return None
+    archs = release_archs(ctx.tf_version)
+    if archs:
+        return classify(ctx.gpu_cc, archs)
+    first, built = first_cuda_targeting(ctx.gpu_cc), _version(built_cuda(ctx))
+    return KernelSupport.PTX_JIT if first and built and built < first else None
 
 
 def built_cuda(ctx: ScanContext) -> str | None:

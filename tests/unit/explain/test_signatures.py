@@ -1635,3 +1635,103 @@ def test_a_post_s_words_name_a_missing_cudnn_dll_cuinit_unknown_the_cuda_11_0_cu
     ids = {"cudnn-not-loaded", "cuinit-unknown-error", "cusolver-10-with-cuda-11-1", "blackwell-gpu-said-unsupported"}
     found = {h.signature.id for h in scan([post]).hits if h.reading is not Reading.BY_RESEMBLANCE}
     assert (found & ids) == ({expected} if expected else set())
+
+
+def test_the_kernel_module_version_nvrm_prints_is_compared_with_libcuda_s():
+    """dlami#5: /proc/driver/nvidia/version's NVRM line is the kernel side of TF's own comparison."""
+    cuinit = "E tensorflow/stream_executor/cuda/cuda_driver.cc:466] failed call to cuInit: CUDA_ERROR_NO_DEVICE"
+    libcuda = "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:146] libcuda reported version is: 367.57.0"
+    nvrm = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  367.48  Sat Sep  3 18:21:08 PDT 2016"
+    differ = scan([cuinit, libcuda, nvrm])
+    assert differ.context.driver_differs and differ.hits[0].signature.id == "driver-reported-versions-differ"
+    same = scan([cuinit, libcuda, nvrm.replace("367.48", "367.57")])
+    assert same.context.driver_differs is False
+
+
+def test_a_release_older_than_the_architecture_table_runs_a_newer_gpu_by_ptx_at_best():
+    """A CUDA 9.0 build (TF 1.9) on an RTX 2080 Ti (sm_75, first targeted by CUDA 10.0): no SASS, no cuBLAS kernels."""
+    gemm = "InternalError: Blas GEMM launch failed : a.shape=(64, 32), b.shape=(32, 32), m=64, n=32, k=32"
+    result = scan([gemm], ScanContext(tf_version="1.9", gpu_cc=(7, 5)))
+    assert result.context.kernels is KernelSupport.PTX_JIT
+    assert scan([gemm], ScanContext(tf_version="1.9", gpu_cc=(6, 1))).context.kernels is None  # a GPU CUDA 9.0 targets
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "2019-09-10 09:44:48.460733: W tensorflow/core/framework/op_kernel.cc:1502] OP_REQUIRES failed at cudnn_rnn_ops.cc:1336 : Unknown: CUDNN_STATUS_BAD_PARAM",
+            "cudnn-rnn-op-failed",
+        ),
+        (
+            "2024-01-01 10:00:00.000000: I tensorflow/core/common_runtime/bfc_allocator.cc:1066] InUse at 7f1c2a000000 of size 1048576 next 18",
+            "resource-exhausted",
+        ),
+        (
+            "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU",
+            "gpu-fallen-off-bus",
+        ),
+        (
+            "RuntimeError: Usage of cuDNN RNN layers require GPU along with cuDNN library",
+            "deeppavlov-cudnn-rnn-without-gpu",
+        ),
+        ("NVIDIA-SMI has failed because it couldn‘t communicate with the NVIDIA driver.", "nvidia-smi-no-driver"),
+        (
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.11 (from versions: 2.9.3, 2.10.0, 2.10.1, 2.12.0)",
+            "tensorflow-gpu-after-2-10-on-windows",
+        ),
+        # Linux lists 2.11.0 before 2.12.0: there the version exists, and the cause is elsewhere
+        (
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.13 (from versions: 2.10.0, 2.10.1, 2.11.0, 2.12.0)",
+            None,
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.10 (from versions: 2.9.3, 2.10.0, 2.10.1)",
+            None,
+        ),
+    ],
+)
+def test_an_rnn_op_status_a_bfc_chunk_a_lost_gpu_deeppavlov_and_the_windows_tensorflow_gpu_list_are_named(
+    line, expected
+):
+    """Kashgari#236 / tensorflow#33148, dcscn#124, OWOD#81, DeepPavlov#258, envs#4, TFODCourse#118 / tensorflow#62073."""
+    ids = {
+        "cudnn-rnn-op-failed",
+        "resource-exhausted",
+        "gpu-fallen-off-bus",
+        "deeppavlov-cudnn-rnn-without-gpu",
+        "tensorflow-gpu-after-2-10-on-windows",
+        "keras-version-mismatch",
+        "nvidia-smi-no-driver",
+    }
+    found = {h.signature.id for h in scan([line]).hits if h.reading is not Reading.BY_RESEMBLANCE}
+    assert (found & ids) == ({expected} if expected else set())
+
+
+@pytest.mark.parametrize(
+    ("post", "expected"),
+    [
+        ("Tensorflow GPU libarary Libcudart.so.11.0 not found", "cudart-so-not-loaded"),
+        ("libcudart.so.11.0 is found now, thanks", None),
+        ("Tensorflow 1.1not compatible with cuda 9 or 10", "cuda-tf-mismatch-said"),
+        ("TF1.5.0 not working with CUDA 8.0", "cuda-tf-mismatch-said"),
+        ("TF 2.4 is compatible with CUDA 11.0", None),
+        ("it works perfectly when I use tensorflow 2.13.1 but errors on 2.16.1", "keras-version-mismatch"),
+        ("it fails with tensorflow 2.16.1 and with tensorflow 2.15.1 too", None),
+    ],
+)
+def test_a_post_s_words_name_a_missing_cudart_a_tf_cuda_mismatch_and_a_keras_3_regression(post, expected):
+    """tf-keras-stacked-hourglass#13, NLP-Models-Tensorflow#19 / tensorflow#16513, DeepSlice#52."""
+    ids = {"cudart-so-not-loaded", "cuda-tf-mismatch-said", "keras-version-mismatch"}
+    found = {h.signature.id for h in scan([post]).hits if h.reading is not Reading.BY_RESEMBLANCE}
+    assert (found & ids) == ({expected} if expected else set())
+
+
+def test_a_keras_3_regression_is_read_as_written_through_a_long_log():
+    """inaFaceAnalyzer#36: the post's line ranks above the CUDA-runtime note TF 2.16 printed on that node."""
+    stub = "2024-10-07 17:18:33.688590: I external/local_tsl/tsl/cuda/cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used."
+    head = ["loading models with tensorflow >= 2.16.1", "I cannot load face classification models"]
+    said = "the following lines of code works well with tf 2.15.1 but do not finish with tensorflow 2.16.1"
+    assert scan([*head, said, stub, stub]).hits[0].signature.id == "keras-version-mismatch"
+    fine = "the following lines of code works well with tf 2.15.1 and with tensorflow 2.16.1"
+    assert "keras-version-mismatch" not in {h.signature.id for h in scan([*head, fine, stub, stub]).hits}
