@@ -26,6 +26,7 @@ from typing import Any
 
 from tfgpu.knowledge.archs import KernelSupport, classify, parse_cc
 from tfgpu.knowledge.compat import (
+    TfRelease,
     cuda_majors_for_cudnn,
     driver_requirement,
     first_cuda_targeting,
@@ -1607,9 +1608,10 @@ def _cuda_predates_gpu(ctx: ScanContext) -> bool:
 def _release_kernels(ctx: ScanContext) -> KernelSupport | None:
     """How the log's TF release runs on the log's GPU (tf_archs.csv, else the CUDA it was built with).
 
-    For a release the architecture table predates, the CUDA it was built with decides. A build cannot carry SASS for an architecture newer than its CUDA (ptxas_targets.csv); TF's
-    builds of that time (x.y notation: SASS and PTX for each capability) leave the GPU the
-    driver's JIT of the newest PTX at best, and the CUDA libraries of that CUDA no kernels for it.
+    For a release the architecture table predates, the CUDA it was built with decides: a build
+    cannot carry SASS for an architecture newer than its CUDA (ptxas_targets.csv), so TF's builds
+    of that time (SASS and PTX for each capability) leave such a GPU the driver's JIT of the
+    newest PTX at best, and the CUDA libraries of that CUDA no kernels for it.
     """
     if not (ctx.gpu_cc and ctx.tf_version):
         return None
@@ -1620,15 +1622,20 @@ def _release_kernels(ctx: ScanContext) -> KernelSupport | None:
     return KernelSupport.PTX_JIT if first and built and built < first else None
 
 
+def _tested_release(ctx: ScanContext) -> TfRelease | None:
+    """The tested build configuration of the log's TF release, on the platform it runs on (Windows' own table before TF 2.11)."""
+    if not ctx.tf_version:
+        return None
+    return tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
+
+
 def built_cuda(ctx: ScanContext) -> str | None:
     """The CUDA the log's TF release was built for (tested build configurations, Windows' own before TF 2.11).
 
     Before CUDA 11 a soname carries major.minor, so the table's bare major ("9" for TF 1.5-1.12,
     "8" for 1.0-1.4) is read as the X.0 release those wheels were built against.
     """
-    if not ctx.tf_version:
-        return None
-    release = tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
+    release = _tested_release(ctx)
     version = re.match(r"\d+(?:\.\d+)?", release.cuda) if release else None  # "10.1 (cudart64_101.dll)"
     if version and "." not in version.group() and int(version.group()) < 11:
         return version.group() + ".0"  # the table's "9" (TF 1.5-1.12) is the CUDA 9.0 the wheels link: libcudart.so.9.0
@@ -1637,9 +1644,7 @@ def built_cuda(ctx: ScanContext) -> str | None:
 
 def built_cudnn(ctx: ScanContext) -> str | None:
     """The cuDNN (major.minor) the log's TF release was built with (tested build configurations)."""
-    if not ctx.tf_version:
-        return None
-    release = tf_release(ctx.tf_version, "windows-gpu" if ctx.os == "windows" else "linux-gpu")
+    release = _tested_release(ctx)
     version = re.match(r"\d+\.\d+", release.cudnn) if release else None
     return version.group() if version else None
 
