@@ -42,6 +42,7 @@ CONTEXT = {
     "libcuda-missing-in-container": ScanContext(container=True, no_gpu=False),
     "libcuda-missing-in-pod": ScanContext(no_gpu=False),
     "libcuda-import-failed-in-container": ScanContext(container=True),
+    "cuinit-unnamed-in-container": ScanContext(container=True),
     "windows-pywrap-module-not-found": ScanContext(os="windows"),
     "launch-failed-under-tdr": ScanContext(os="windows"),
     "gpu-not-used-in-container": ScanContext(container=True),
@@ -802,7 +803,12 @@ def test_a_stub_libcuda_on_the_path_outranks_the_cuinit_failure_it_causes():
         "E tensorflow/stream_executor/cuda/cuda_driver.cc:397] failed call to cuInit: CUresult(-1)",
         " /usr/local/cuda/lib64/stubs/:/usr/local/cuda/lib64:/usr/local/nvidia/lib64",
     ]
-    assert [h.signature.id for h in scan(lines).hits][:2] == ["stub-libcuda-on-library-path", "cuinit-failed"]
+    assert [h.signature.id for h in scan(lines).hits][:2] == [
+        "stub-libcuda-on-library-path",
+        "cuinit-unnamed-in-container",
+    ]
+    host = [lines[0], " /usr/local/cuda/lib64/stubs/:/usr/local/cuda/lib64"]  # no /usr/local/nvidia: not a container
+    assert [h.signature.id for h in scan(host).hits][:2] == ["stub-libcuda-on-library-path", "cuinit-failed"]
     built = [*lines[:1], "Step 9/9 : RUN python3 run_model.py"]  # the same failure inside a docker build
     assert scan(built).hits[0].signature.id == "gpu-code-in-docker-build"
 
@@ -1735,3 +1741,41 @@ def test_a_keras_3_regression_is_read_as_written_through_a_long_log():
     assert scan([*head, said, stub, stub]).hits[0].signature.id == "keras-version-mismatch"
     fine = "the following lines of code works well with tf 2.15.1 and with tensorflow 2.16.1"
     assert "keras-version-mismatch" not in {h.signature.id for h in scan([*head, fine, stub, stub]).hits}
+
+
+def test_a_string_op_pinned_to_the_gpu_is_the_op_without_a_gpu_kernel_and_grappler_s_note_of_it_is_not():
+    refused = (
+        "tensorflow.python.framework.errors_impl.NotFoundError: No registered 'Size' OpKernel for GPU devices"
+        " compatible with node module_apply_default/compound_bigrams/boolean_mask/Prod = Size[T=DT_STRING]"
+    )
+    executor = "Executor failed to create kernel. Not found: No registered 'Size' OpKernel for GPU devices compatible with node {{node a/Prod}}"
+    for line in (refused, executor, "NotFoundError (see above for traceback): " + refused.split(": ", 1)[1]):
+        assert scan([line]).hits[0].signature.id == "op-without-gpu-kernel", line
+    grappler = (
+        "2021-01-05 21:47:57.979252: W tensorflow/core/grappler/utils/graph_view.cc:830] No registered 'att_sum_dot'"
+        " OpKernel for GPU devices compatible with node {{node model/att_sum_dot}}.  Registered:  <no registered kernels>"
+    )
+    assert not any(  # only a guess by its words may name it: as written it is Grappler's note, not the refusal
+        h.signature.id == "op-without-gpu-kernel" and h.reading is Reading.AS_WRITTEN for h in scan([grappler]).hits
+    )
+
+
+def test_a_title_s_bare_libcuda_import_error_is_read_and_a_container_makes_it_the_runtime():
+    title = "ImportError: libcuda.so.1"
+    assert scan([title], ScanContext(container=True)).hits[0].signature.id == "libcuda-import-failed-in-container"
+    assert scan([title]).hits[0].signature.id == "libcuda-import-failed"
+    assert not any(
+        h.signature.id.startswith("libcuda-import") for h in scan(["ImportError: libcuda.so.1 was found"]).hits
+    )
+
+
+def test_a_factory_notice_cut_short_where_the_paste_ends_is_harmless_and_another_unable_to_is_not():
+    lines = [
+        "E0000 00:00:1737659286.484845  763412 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to"
+        " register factory for plugin cuDNN when one has already been registered",
+        "E0000 00:00:1737659286.489647  763412 cuda_blas.cc:1418] Unable to",
+    ]
+    result = scan(lines)
+    assert result.hits and all(h.signature.benign for h in result.hits)
+    other = "E0000 00:00:1737659286.489647  763412 cuda_blas.cc:190] Unable to create a cuBLAS handle: out of memory"
+    assert any(not h.signature.benign for h in scan([other]).hits)
