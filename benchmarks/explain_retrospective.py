@@ -59,6 +59,9 @@ FROZEN = {
     "2026-12-05": "55ae3ae",
     "2026-12-05b": "cd77732",
     "2026-12-05c": "3212a78",
+    "2026-12-05d": "b03c5fd",
+    "2026-12-05e": "e240ad8",
+    "2026-12-05f": "a90c4bc",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"

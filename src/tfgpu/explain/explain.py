@@ -128,7 +128,7 @@ def _problem(hit: Hit, values: dict[str, str]) -> Problem:
         id=sig.id,
         category=sig.category,
         title=render_template(sig.title, fields),
-        severity=sig.severity,
+        severity=hit.severity or sig.severity,
         benign=sig.benign,
         cause=render_template(sig.cause, fields) + READING_NOTES[hit.reading],
         fix=render_template(sig.fix, fields),

@@ -231,12 +231,13 @@ _ASKS_ANYWHERE = re.compile(
 """Setup that only someone using an NVIDIA GPU makes: CUDA or NVIDIA libraries on the library path, nvidia-smi,
 docker's GPU flags."""
 _ASKS_IN_OWN_WORDS = re.compile(
-    r"(?im)^(?![ \t]*(?:\d{4}-\d\d-\d\d[ T]\d|[IWEF]\d{4} \d\d:|[IWEF] (?:tensorflow|external|xla)/))"
-    r"[^\n]*?(?<![\w/.\\])(?:gpus?|cuda|cudnn|nvidia|geforce|quadro|tesla|rtx|gtx|titan|nvcc)"
+    r"(?im)^(?![ \t]*(?:\d{4}-\d\d-\d\d[ T]\d|[IWEF]\d{4} \d\d:|(?:[IWEF] )?(?:tensorflow|external|xla)/\S*\.cc:\d+\]))"
+    r"[^\n]*?(?<![\w/.\\])(?:gpus?|cuda|cudnn|nvidia|geforce|quadro|tesla|rtx|gtx|titan|nvcc)(?![\w.]*\.(?:dll|so)\b)"
 )
 """A GPU, CUDA or an NVIDIA model named on a line that is not a TF log record: the poster's words, a command
-(tensorflow-gpu), their code (list_physical_devices('GPU')). A library's file name (libcuda, libcudnn) or a path
-does not count: TF's own lines print those."""
+(tensorflow-gpu), their code (list_physical_devices('GPU')). A library's file name (libcuda, libcudnn, cudart64_110.dll)
+or a path does not count, nor a TF record a paste cut its level and time from ("tensorflow/.../dso_loader.cc:55]
+Could not load dynamic library 'cudart64_101.dll'"): TF's own lines print those."""
 
 
 _DRIVER_REPORTED = re.compile(
@@ -473,6 +474,10 @@ class Signature:
     when_gpu: frozenset[GpuKnown] | None = None
     """Only where the machine's GPU is known to be present, absent, or unknown (one of these): TF's
     GPU build says it found no CUDA at every start on a CPU machine, which is a problem only where a GPU is."""
+    severity_unknown_gpu: Severity | None = None
+    """The severity where nothing shows whether the machine has a GPU (neither the facts nor the log): the line
+    is what TF's GPU build prints at every start on a CPU machine too, so it is told as a warning that says
+    both readings, and as ``severity`` once a GPU is known to be there or wanted."""
     when_unknown_gpu_pasted: bool = False
     """Where the machine's GPU is unknown, only as a paste's subject (a log of at most SHORT_LOG_LINES lines):
     TF's GPU build looks for the CUDA runtime at every import, so on a CPU machine a longer log about
@@ -707,6 +712,9 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
         if severity not in ("error", "warning", "info"):
             raise ValueError(f"{entry['id']}: severity {severity!r}")
         severity = Severity(severity)
+        unknown_gpu = entry.get("severity_unknown_gpu")
+        if unknown_gpu not in (None, "warning", "info"):
+            raise ValueError(f"{entry['id']}: severity_unknown_gpu {unknown_gpu!r}")
         out.append(
             Signature(
                 id=entry["id"],
@@ -728,6 +736,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 fallback=bool(entry.get("fallback", False)),
                 when_container=when.get("container"),
                 when_gpu=_gpu_states(when["gpu"]) if "gpu" in when else None,
+                severity_unknown_gpu=Severity(unknown_gpu) if unknown_gpu else None,
                 when_unknown_gpu_pasted=bool(when.get("unknown_gpu_pasted", False)),
                 when_unknown_gpu_subject=bool(when.get("unknown_gpu_subject", False)),
                 when_gpu_held=when.get("gpu_held"),
@@ -780,6 +789,8 @@ class Hit:
     groups: dict[str, str] = field(default_factory=dict)
     reading: Reading = field(default_factory=lambda: Reading.AS_WRITTEN)
     """How the problem was told from the log."""
+    severity: Severity | None = None
+    """How grave it is told here (``ScanResult`` sets it): the signature's, or its ``severity_unknown_gpu``."""
 
 
 @dataclass(frozen=True)
@@ -1284,6 +1295,8 @@ class LogScanner:
             distinct.setdefault(hit.signature.category, hit)
         for hit in distinct.values():
             _tell_versions(hit, effective)
+            unknown_gpu = hit.signature.severity_unknown_gpu
+            hit.severity = unknown_gpu if unknown_gpu and effective.gpu is GpuKnown.UNKNOWN else hit.signature.severity
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
     def _match_paste(self, ctx: ScanContext, lines: list[tuple[int, str]], signatures: tuple[Signature, ...]) -> None:

@@ -22,6 +22,7 @@ from tfgpu.knowledge.signatures import (
     ScanContext,
     Signature,
     _KeySet,
+    asks_for_gpu,
     compact,
     load_signatures,
     render_template,
@@ -1254,8 +1255,9 @@ CUBLAS_10 = "ImportError: libcublas.so.10.0: cannot open shared object file: No 
         ),
         (CUDART64_110, "Under CUDA_PATH there is a file bin\\cudart64_12.dll (along with some others).", WRONG),
         (CUBLAS_10, "I'm running python 3.6, and cuda 10.1 on ubuntu 18.04", WRONG),
-        # a DLL the poster says is not found, or "running" with no CUDA release, is no CUDA installed
-        (CUDART64_110, "I have the error cudart64_110.dll not found on every start", MISSING),
+        # a DLL the poster says is not found, or "running" with no CUDA release, is no CUDA installed (a DLL's
+        # name alone asks for no GPU: a CPU machine prints it too, so this post says the GPU goes unused)
+        (CUDART64_110, "I have the error cudart64_110.dll not found on every start; my GPU is not used", MISSING),
         (CUBLAS_10, "I'm running it on ubuntu 18.04", MISSING),
         # cudart64_90.dll is CUDA 9.0's runtime: with CUDA 9.0 installed it is no version mismatch
         (
@@ -1779,3 +1781,23 @@ def test_a_factory_notice_cut_short_where_the_paste_ends_is_harmless_and_another
     assert result.hits and all(h.signature.benign for h in result.hits)
     other = "E0000 00:00:1737659286.489647  763412 cuda_blas.cc:190] Unable to create a cuBLAS handle: out of memory"
     assert any(not h.signature.benign for h in scan([other]).hits)
+
+
+def test_a_missing_cuda_runtime_where_nothing_shows_a_gpu_is_a_warning_and_an_error_where_one_is():
+    title = ["Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"]
+    unknown = scan(title).hits[0]
+    assert (unknown.signature.id, unknown.severity) == ("cudart-dll-not-found", Severity.WARNING)
+    present = scan(title, ScanContext(no_gpu=False)).hits[0]  # the facts: a GPU is here
+    assert (present.signature.id, present.severity) == ("cudart-dll-not-found", Severity.ERROR)
+    wanted = scan([*title, "I installed CUDA 11.2 but TF does not use my RTX 3060"]).hits[0]
+    assert wanted.signature.id == "cudart-dll-not-found" and wanted.severity is Severity.ERROR
+
+
+def test_library_names_and_tf_records_stripped_of_their_level_are_not_a_poster_asking_for_a_gpu():
+    assert not asks_for_gpu("cudart64_110.dll not found")
+    assert not asks_for_gpu(
+        "tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library"
+        " 'cudart64_101.dll'; dlerror: cudart64_101.dll not found"
+    )
+    assert asks_for_gpu("I have CUDA 10.1 and cudnn64_7.dll installed")
+    assert asks_for_gpu("My GPU is not used")
