@@ -60,9 +60,10 @@ def evaluate(
         scanner = LogScanner(signatures, resemblance)
         for line in case["log"].splitlines():
             scanner.feed(line)
-        hits = scanner.result(context_of(case) if use_context else ScanContext()).hits
+        result = scanner.result(context_of(case) if use_context else ScanContext())
+        hits = result.hits
         problems = [h for h in hits if not h.signature.benign]
-        errors = [h for h in problems if h.severity is Severity.ERROR]
+        errors = [h for h in problems if result.severity(h) is Severity.ERROR]
         harmless = [h for h in hits if h.signature.benign]
         if case["benign"]:
             told = errors or harmless

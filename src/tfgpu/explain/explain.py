@@ -22,6 +22,7 @@ from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_temp
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, Problem, QuotedLine, Reading
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.findings import Severity
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
 from tfgpu.system.runner import stream_command
@@ -121,14 +122,14 @@ READING_NOTES = {
 """Said of a problem by how it was told: nothing for a message matched as written, how sure it is otherwise."""
 
 
-def _problem(hit: Hit, values: dict[str, str]) -> Problem:
+def _problem(hit: Hit, values: dict[str, str], severity: Severity) -> Problem:
     sig = hit.signature
     fields = {**values, **hit.groups}
     return Problem(
         id=sig.id,
         category=sig.category,
         title=render_template(sig.title, fields),
-        severity=hit.severity or sig.severity,
+        severity=severity,
         benign=sig.benign,
         cause=render_template(sig.cause, fields) + READING_NOTES[hit.reading],
         fix=render_template(sig.fix, fields),
@@ -242,8 +243,8 @@ def explain_scanner(
     context = context_of(facts)
     result = scanner.result(replace(context, no_gpu=no_gpu) if no_gpu is not None else context)
     values = fix_values(facts, result.context.tf_version)
-    problems = tuple(_problem(h, values) for h in result.hits if not h.signature.benign)
-    harmless = tuple(_problem(h, values) for h in result.hits if h.signature.benign)
+    problems = tuple(_problem(h, values, result.severity(h)) for h in result.hits if not h.signature.benign)
+    harmless = tuple(_problem(h, values, result.severity(h)) for h in result.hits if h.signature.benign)
     return Explanation(
         problems,
         harmless,

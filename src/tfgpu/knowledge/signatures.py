@@ -789,8 +789,6 @@ class Hit:
     groups: dict[str, str] = field(default_factory=dict)
     reading: Reading = field(default_factory=lambda: Reading.AS_WRITTEN)
     """How the problem was told from the log."""
-    severity: Severity | None = None
-    """How grave it is told here (``ScanResult`` sets it): the signature's, or its ``severity_unknown_gpu``."""
 
 
 @dataclass(frozen=True)
@@ -834,6 +832,11 @@ class ScanResult:
     lines: int
     long_lines: int
     context: ScanContext
+
+    def severity(self, hit: Hit) -> Severity:
+        """How grave ``hit`` is told in this log (its ``severity_unknown_gpu`` where nothing shows a GPU)."""
+        unknown_gpu = hit.signature.severity_unknown_gpu
+        return unknown_gpu if unknown_gpu and self.context.gpu is GpuKnown.UNKNOWN else hit.signature.severity
 
 
 _Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
@@ -1295,8 +1298,6 @@ class LogScanner:
             distinct.setdefault(hit.signature.category, hit)
         for hit in distinct.values():
             _tell_versions(hit, effective)
-            unknown_gpu = hit.signature.severity_unknown_gpu
-            hit.severity = unknown_gpu if unknown_gpu and effective.gpu is GpuKnown.UNKNOWN else hit.signature.severity
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
 
     def _match_paste(self, ctx: ScanContext, lines: list[tuple[int, str]], signatures: tuple[Signature, ...]) -> None:

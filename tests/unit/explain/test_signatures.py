@@ -1785,12 +1785,15 @@ def test_a_factory_notice_cut_short_where_the_paste_ends_is_harmless_and_another
 
 def test_a_missing_cuda_runtime_where_nothing_shows_a_gpu_is_a_warning_and_an_error_where_one_is():
     title = ["Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"]
-    unknown = scan(title).hits[0]
-    assert (unknown.signature.id, unknown.severity) == ("cudart-dll-not-found", Severity.WARNING)
-    present = scan(title, ScanContext(no_gpu=False)).hits[0]  # the facts: a GPU is here
-    assert (present.signature.id, present.severity) == ("cudart-dll-not-found", Severity.ERROR)
-    wanted = scan([*title, "I installed CUDA 11.2 but TF does not use my RTX 3060"]).hits[0]
-    assert wanted.signature.id == "cudart-dll-not-found" and wanted.severity is Severity.ERROR
+    unknown = scan(title)
+    assert (unknown.hits[0].signature.id, unknown.severity(unknown.hits[0])) == (
+        "cudart-dll-not-found",
+        Severity.WARNING,
+    )
+    present = scan(title, ScanContext(no_gpu=False))  # the facts: a GPU is here
+    assert (present.hits[0].signature.id, present.severity(present.hits[0])) == ("cudart-dll-not-found", Severity.ERROR)
+    wanted = scan([*title, "I installed CUDA 11.2 but TF does not use my RTX 3060"])
+    assert wanted.hits[0].signature.id == "cudart-dll-not-found" and wanted.severity(wanted.hits[0]) is Severity.ERROR
 
 
 def test_library_names_and_tf_records_stripped_of_their_level_are_not_a_poster_asking_for_a_gpu():
