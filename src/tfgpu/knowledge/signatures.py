@@ -1168,11 +1168,12 @@ class LogScanner:
 
         Tried only after a line that matched no specific signature, and only for the line right
         after it when that line starts no record of its own and either follows a TensorFlow log
-        record or is indented (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word). A
+        record or is indented (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word); where letters meet letters at the break, without first ("cuDevicePrimary" / "CtxRetain" is one word). A
         fallback the record's first half met alone gives way to what the whole record says.
         """
         number, first = record
-        for joined in (first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()):
+        spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
+        for joined in (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced):
             brief = compact(joined)
             held = self._keywords.held_in(brief, brief.lower())
             if self._match_line(number, joined, held, [], fallback=False):
@@ -1509,6 +1510,11 @@ def cuda_version_of(soname_version: str) -> str:
     if soname_version.isdigit() and len(soname_version) == 2 and int(soname_version) >= 80:
         return f"{soname_version[0]}.{soname_version[1]}"
     return soname_version
+
+
+def _breaks_mid_word(first: str, line: str) -> bool:
+    """Whether a line may be the rest of a word the line before it was cut in: letters or digits meet at the break, no blank or indent between."""
+    return first[-1:].isalnum() and line[:1].isalnum()
 
 
 def _starts_record(line: str) -> bool:

@@ -1804,3 +1804,25 @@ def test_library_names_and_tf_records_stripped_of_their_level_are_not_a_poster_a
     )
     assert asks_for_gpu("I have CUDA 10.1 and cudnn64_7.dll installed")
     assert asks_for_gpu("My GPU is not used")
+
+
+def test_a_record_broken_mid_word_is_read_as_one_word_and_a_wrap_at_a_blank_still_reads_with_the_blank():
+    broken = [
+        "2017-07-25 21:11:16.630413: E tensorflow/core/common_runtime/direct_session.cc:138] Internal: failed"
+        " initializing StreamExecutor for CUDA device ordinal 0: Internal: failed call to cuDevicePrimary",
+        "CtxRetain: CUDA_ERROR_OUT_OF_MEMORY; total memory reported: 11711807488",
+    ]
+    assert scan(broken).hits[0].signature.id == "context-creation-oom"
+    wrapped = [
+        "2019-04-10 10:31:07.215519: E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded runtime CuDNN library: 7201"
+        " (compatibility version 7200) but source was",
+        "compiled with 7004 (compatibility version 7000).",
+    ]
+    assert scan(wrapped).hits[0].signature.category == "cudnn_version_mismatch"
+
+
+def test_cuda_error_216_is_a_context_bound_to_another_thread_and_another_check_failure_is_not():
+    line = "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)"
+    assert scan([line]).hits[0].signature.id == "context-in-use-exclusive-thread"
+    other = "Check failed: CUDA_SUCCESS == cuCtxSetCurrent(cuda_context->context()) (0 vs. 4)"
+    assert all(h.signature.id != "context-in-use-exclusive-thread" for h in scan([other]).hits)
