@@ -62,6 +62,7 @@ FROZEN = {
     "2026-12-05d": "b03c5fd",
     "2026-12-05e": "e240ad8",
     "2026-12-05f": "a90c4bc",
+    "2026-12-05g": "60e9b24",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
