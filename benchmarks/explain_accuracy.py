@@ -31,7 +31,9 @@ def context_of(case: dict) -> ScanContext:
     """The machine facts a case's own description gives."""
     os_text = case.get("os", "")
     os_name = "windows" if "Windows" in os_text and "WSL" not in os_text else ("linux" if os_text else None)
-    version = re.search(r"\d+\.\d+", case.get("tf_version", ""))
+    described = case.get("tf_version", "")
+    # a tfjs case's field names the Node package's release, which is not a TF release the doctor would read
+    version = None if "tfjs" in described else re.search(r"\d+\.\d+", described)
     container = True if re.search(r"(?i)docker|container", os_text) else None
     # "CUDA 10.2, cuDNN 8.0.4" installed, as the doctor would know
     cuda = tuple(re.findall(r"CUDA (\d+(?:\.\d+)?)", os_text)) or None

@@ -124,6 +124,21 @@ def tf_release(tf_version: str, platform: str = "linux-gpu") -> TfRelease | None
     return next((r for r in tf_releases(platform) if major_minor(r.version) == wanted), None)
 
 
+def libtensorflow_of_tfjs(tfjs_node_version: str) -> str | None:
+    """The TensorFlow C library a tfjs-node(-gpu) release downloads (tfjs_node.csv), or None before the table.
+
+    tfjs-node-gpu runs TensorFlow's own C library, so it needs the CUDA that release of TF was built
+    for; the table follows each release's install script.
+
+    Examples:
+        >>> [libtensorflow_of_tfjs(v) for v in ("2.0.1", "4.22.0", "1.2.1", "0.1.2")]
+        ['1.15.0', '2.9.1', '1.13.1', None]
+    """
+    key = version_key(tfjs_node_version)
+    rows = [r for r in csv_rows("tfjs_node.csv") if version_key(r["tfjs_node_from"]) <= key]
+    return max(rows, key=lambda r: version_key(r["tfjs_node_from"]))["libtensorflow"] if rows else None
+
+
 def newest_release_for_python(python_version: str, platform: str = "linux-gpu") -> TfRelease | None:
     """The newest GPU-capable release whose tested Python range includes this one."""
     return next((r for r in tf_releases(platform) if r.gpu_supported and r.supports_python(python_version)), None)

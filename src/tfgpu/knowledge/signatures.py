@@ -31,6 +31,7 @@ from tfgpu.knowledge.compat import (
     driver_requirement,
     first_cuda_targeting,
     gpu_model,
+    libtensorflow_of_tfjs,
     release_archs,
     tf_release,
 )
@@ -93,8 +94,8 @@ wherever a poster's paste puts it: TF's own word that the line reports, not comp
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
-    r"\b[Cc](?:UDA|uda) ?(\d+\.\d+) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
-    r"\b[Ii]nstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+)\b|"
+    r"\b[Cc](?:UDA|uda) ?(\d+\.\d+|1[1-9](?!\.\d)) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
+    r"\b[Ii]nstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+|1[1-9](?![.\d]))\b|"
     r"\b(?:[Tt]ensor[Ff]low|TF|tf)(?:[ -]gpu)?(?:\s+version)?[:= -]*v?\d+\.\d+(?:\.\d+)?\s*(?:with|and|\+|,|/)\s*(?:the\s+)?[Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?v?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
     r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)(?:[ -]?version)?[ -]?v?(\d+\.\d+)\b|"
     r"\b(?:I'?m|I am) running\b[^\n]{0,60}?\b[Cc](?:UDA|uda)[ -]?v?(\d+\.\d+)\b|"
@@ -108,7 +109,7 @@ _CUDA_INSTALLED = re.compile(
 )
 """A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
 library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
-a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
+a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3", or from CUDA 11, whose sonames carry the major alone, "installed CUDA 11"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
 "before"), a TF release named with one ("tensorflow 1.14 with cuda 10.1", "TF 2.4 and CUDA 10.1"), "reinstall cuda to 9.1" (or "updated my CUDA version to 10.1"), NVIDIA's runfile installer run ("sudo sh
 cuda_11.1.0_455.23.05_linux.run"), the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
 .../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
@@ -437,6 +438,12 @@ _TF_VERSION = re.compile(
 )
 """The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
 "TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed."""
+_TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?\s*(?:@|:|\s+v(?:ersion)?\s*:?|\s)\s*["'^~]*v?(\d+\.\d+\.\d+)""")
+"""The tfjs-node(-gpu) release a log names: "tfjs-node-gpu 2.0.1", "@tensorflow/tfjs-node-gpu@1.4.0", package.json's
+"@tensorflow/tfjs-node-gpu": "^3.2.0"."""
+_TFJS = re.compile(r"(?i)TensorFlow\.js\s+version\s*[:=]?\s*v?(\d+\.\d+\.\d+)|@tensorflow/tfjs@(\d+\.\d+\.\d+)")
+"""The TensorFlow.js release a log names (its issue template's "TensorFlow.js version: 4.22.0"): tfjs-node's own since
+the two were released together (1.2.8, the monorepo), read as tfjs-node's only where a log names tfjs-node."""
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
 BLOCK_LINES = 1024
@@ -996,6 +1003,9 @@ class LogScanner:
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
         self.tf_version: str | None = None
+        self.tfjs_node_version: str | None = None
+        self.tfjs_version: str | None = None
+        self.tfjs_node_seen = False
         # keyword -> the (signature index, pattern) that cannot match a line without it
         sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
@@ -1072,9 +1082,26 @@ class LogScanner:
             match = _TF_VERSION.search(line)
             if match:
                 self.tf_version = match.group(1)
+        if "tfjs" in line or "TensorFlow.js" in line:
+            self._read_tfjs(line)
         self._pending.append((self.lines, line))
         if len(self._pending) >= BLOCK_LINES:
             self._match_pending()
+
+    def _read_tfjs(self, line: str) -> None:
+        """The tfjs-node release a line names, and the TensorFlow.js one (the first of each)."""
+        self.tfjs_node_seen = self.tfjs_node_seen or "tfjs-node" in line
+        if self.tfjs_node_version is None:
+            node = _TFJS_NODE.search(line)
+            self.tfjs_node_version = node.group(1) if node else None
+        if self.tfjs_version is None:
+            umbrella = _TFJS.search(line)
+            self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
+
+    def _libtensorflow(self) -> str | None:
+        """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
+        version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
+        return libtensorflow_of_tfjs(version) if version else None
 
     def _match_pending(self) -> None:
         """Match the lines fed since the last block against the keywords the block holds."""
@@ -1251,7 +1278,7 @@ class LogScanner:
         ctx = context or ScanContext()
         effective = ScanContext(
             os=ctx.os or ("windows" if self.windows_seen or (self.windows_said and not self.wsl_said) else None),
-            tf_version=ctx.tf_version or self.tf_version,
+            tf_version=ctx.tf_version or self._libtensorflow() or self.tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
             cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),

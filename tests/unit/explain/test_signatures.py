@@ -52,6 +52,8 @@ CONTEXT = {
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     "tf-built-for-another-cuda": ScanContext(tf_version="2.1", cuda_installed=("10.2",)),  # TF 2.1 is built for 10.1
+    # tfjs-node-gpu 4.x runs TF 2.9.1's C library, built for CUDA 11.2
+    "tfjs-node-gpu-binding-other-cuda": ScanContext(os="windows", tf_version="2.9", cuda_installed=("12.5",)),
     "tf1-import-failed-other-cuda": ScanContext(tf_version="1.5", cuda_installed=("9.1",)),  # TF 1.5 is built for 9.0
     "cudnn-of-another-major": ScanContext(cudnn_installed=("8.0",)),
     "cudnn-major-not-built-for-cuda": ScanContext(cuda_installed=("11.1",)),  # no cuDNN 7 was built for CUDA 11
@@ -109,6 +111,7 @@ def _also_line(signature: Signature) -> str:
         "windows-dll-load-failed-bare": "I get this error when I import tensorflow on Windows 10:",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
+        "tfjs-node-gpu-binding-other-cuda": "Error: The specified module could not be found.",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
@@ -645,6 +648,36 @@ def test_a_post_naming_a_tf_release_and_another_cuda_that_sees_no_gpu_is_the_wro
     assert result.context.tf_version == "1.14" and result.context.cuda_installed == ("10.1",)
     assert result.hits[0].signature.id == "tf-built-for-another-cuda"
     assert scan(["tensorflow 1.14 with cuda 10.0 - GPU not detected", "", ""]).hits[0].signature.id == "no-gpu-visible"
+
+
+@pytest.mark.parametrize(
+    ("named", "tf"),
+    [
+        ("Ubuntu 20.04 CUDA 11.0 tfjs-node-gpu 2.0.1 Could not load dynamic library Error", "1.15.0"),
+        ("@tensorflow/tfjs-node-gpu@1.4.0", "1.14.0"),
+        ('    "@tensorflow/tfjs-node-gpu": "^3.8.0",', "2.5.0"),
+        ("tfjs-node-gpu version 4.22.0", "2.9.1"),
+    ],
+)
+def test_a_tfjs_node_release_is_read_as_the_tensorflow_release_it_runs(named, tf):
+    """tfjs-node-gpu downloads one TF C library per release (its install script); that TF decides the CUDA it needs."""
+    assert scan([named, "i installed CUDA 11 on Ubuntu 20"]).context.tf_version == tf
+
+
+def test_tensorflow_js_version_counts_only_where_tfjs_node_is_named():
+    template = "TensorFlow.js version: 3.4.0"
+    assert scan([template, "const tf = require('@tensorflow/tfjs-node-gpu');"]).context.tf_version == "2.4.1"
+    assert scan([template, "the browser build renders nothing"]).context.tf_version is None
+
+
+def test_tfjs_node_gpu_on_another_cuda_is_the_wrong_cuda_and_its_own_cuda_is_not():
+    """tfjs-node-gpu 2.0.1 runs TF 1.15, built for CUDA 10.0: CUDA 11 installed is the mismatch, 10.0 is none."""
+    log = ["tfjs-node-gpu 2.0.1: Could not load dynamic library Error, Skipping registering GPU devices"]
+    other = scan([*log, "I installed CUDA 11 on Ubuntu 20.04"])
+    assert other.hits[0].signature.id == "tf-built-for-another-cuda"
+    assert other.context.cuda_installed == ("11",)
+    same = scan([*log, "I installed CUDA 10.0 on Ubuntu 18.04"])
+    assert "tf-built-for-another-cuda" not in {h.signature.id for h in same.hits}
 
 
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
