@@ -112,6 +112,7 @@ def _also_line(signature: Signature) -> str:
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "tfjs-node-gpu-binding-other-cuda": "Error: The specified module could not be found.",
+        "context-creation-oom-in-trace": "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
@@ -678,6 +679,14 @@ def test_tfjs_node_gpu_on_another_cuda_is_the_wrong_cuda_and_its_own_cuda_is_not
     assert other.context.cuda_installed == ("11",)
     same = scan([*log, "I installed CUDA 10.0 on Ubuntu 18.04"])
     assert "tf-built-for-another-cuda" not in {h.signature.id for h in same.hits}
+
+
+def test_out_of_memory_is_the_busy_gpu_only_where_the_trace_says_a_context_was_being_created():
+    error = "jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY"
+    busy = scan([error, "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)"])
+    assert busy.hits[0].signature.id == "context-creation-oom-in-trace"
+    later = scan([error, "    at jcuda.driver.JCudaDriver.cuMemAlloc(JCudaDriver.java:2410)"])
+    assert "context-creation-oom-in-trace" not in {h.signature.id for h in later.hits}
 
 
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
