@@ -689,6 +689,11 @@ def test_out_of_memory_is_the_busy_gpu_only_where_the_trace_says_a_context_was_b
     assert "context-creation-oom-in-trace" not in {h.signature.id for h in later.hits}
 
 
+@pytest.mark.parametrize("said", ["I ran out of resource using the sample after the 120th epoch", "报错 CUDA_ERROE_OUT_OF_MEMORY"])
+def test_a_post_that_says_it_ran_out_of_resources_or_types_the_cuda_error_by_hand_is_out_of_memory(said):
+    assert scan([said]).hits[0].signature.id == "resource-exhausted"
+
+
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
     xla = (
         "1. I tensorflow/compiler/jit/xla_cpu_device.cc:41] Not creating XLA devices, tf_xla_enable_xla_devices not set"
