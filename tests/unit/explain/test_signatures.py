@@ -689,7 +689,9 @@ def test_out_of_memory_is_the_busy_gpu_only_where_the_trace_says_a_context_was_b
     assert "context-creation-oom-in-trace" not in {h.signature.id for h in later.hits}
 
 
-@pytest.mark.parametrize("said", ["I ran out of resource using the sample after the 120th epoch", "报错 CUDA_ERROE_OUT_OF_MEMORY"])
+@pytest.mark.parametrize(
+    "said", ["I ran out of resource using the sample after the 120th epoch", "报错 CUDA_ERROE_OUT_OF_MEMORY"]
+)
 def test_a_post_that_says_it_ran_out_of_resources_or_types_the_cuda_error_by_hand_is_out_of_memory(said):
     assert scan([said]).hits[0].signature.id == "resource-exhausted"
 
