@@ -297,6 +297,14 @@ class GpuKnown(str, Enum):
     """None of these: a log from elsewhere with no sign of a GPU."""
 
 
+_DECLINES_GPU = re.compile(
+    r"(?i)\b(?:disable|disabling|turn(?:ing)? off|switch(?:ing)? off|without(?: any)?|"
+    r"(?:do not|don'?t|doesn'?t|does not) (?:want|need|use|have)(?: to use)?(?: any| an?)?)\s+(?:the\s+)?(?:gpus?|cuda)(?:\s+support)?\b"
+)
+"""A poster turning the GPU away ("I would like to disable cuda support", "runs without cuda", "I don't need the GPU"):
+words that name CUDA without asking for it."""
+
+
 def asks_for_gpu(text: str) -> bool:
     """Whether a paste's own words or setup ask for an NVIDIA GPU (TF's log records are not its words).
 
@@ -306,8 +314,11 @@ def asks_for_gpu(text: str) -> bool:
         >>> asks_for_gpu("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
         ...     "dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file")
         False
+        >>> asks_for_gpu("I have this error using debian on the docker, I would like to disable cuda support")
+        False
     """
-    return bool(_ASKS_ANYWHERE.search(text) or _ASKS_IN_OWN_WORDS.search(_TF_SAYS_NO_GPU.sub("", text)))
+    own = _DECLINES_GPU.sub(" ", _TF_SAYS_NO_GPU.sub("", text))
+    return bool(_ASKS_ANYWHERE.search(text) or _ASKS_IN_OWN_WORDS.search(own))
 
 
 _MEMORY_AT_START = re.compile(

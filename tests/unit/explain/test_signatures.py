@@ -51,6 +51,8 @@ CONTEXT = {
     "device-node-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
+    # alone, the line is the paste's subject and is told as the missing runtime (a warning): see the test below
+    "cudart-missing-nothing-shows-gpu": ScanContext(no_gpu=True),
     "tf-built-for-another-cuda": ScanContext(tf_version="2.1", cuda_installed=("10.2",)),  # TF 2.1 is built for 10.1
     # tfjs-node-gpu 4.x runs TF 2.9.1's C library, built for CUDA 11.2
     "tfjs-node-gpu-binding-other-cuda": ScanContext(os="windows", tf_version="2.9", cuda_installed=("12.5",)),
@@ -694,6 +696,19 @@ def test_out_of_memory_is_the_busy_gpu_only_where_the_trace_says_a_context_was_b
 )
 def test_a_post_that_says_it_ran_out_of_resources_or_types_the_cuda_error_by_hand_is_out_of_memory(said):
     assert scan([said]).hits[0].signature.id == "resource-exhausted"
+
+
+def test_tfs_missing_cudart_record_in_a_longer_log_that_shows_no_gpu_is_a_cpu_runs_note():
+    record = (
+        "2022-06-22 15:44:53.578885: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+        "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
+    )
+    longer = scan(["cudart64_110.dll not found", "Got the following error:", "", record, "", "Any thoughts on why?"])
+    assert [h.signature.id for h in longer.hits] == ["cudart-missing-nothing-shows-gpu"]
+    alone = scan([record])
+    assert alone.hits[0].signature.id == "cudart-dll-not-found" and alone.severity(alone.hits[0]) is Severity.WARNING
+    asked = scan(["My RTX 3060 is not used:", "", record, "", "", ""])
+    assert "cudart-missing-nothing-shows-gpu" not in {h.signature.id for h in asked.hits}
 
 
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
