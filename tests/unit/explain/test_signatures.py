@@ -713,7 +713,9 @@ def test_tfs_missing_cudart_record_in_a_longer_log_that_shows_no_gpu_is_a_cpu_ru
 
 def test_a_cudnn_handle_failure_under_a_cudnn_older_than_the_build_is_the_cudnn_version():
     """TF 1.2 was built with cuDNN 5.1 (tested build configurations): 5.0 fails, 5.1 is no mismatch."""
-    line = "E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    line = (
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:359] could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    )
     older = scan([line], ScanContext(tf_version="1.2", cudnn_installed=("5.0",)))
     assert older.hits[0].signature.id == "dnn-init-failed-cudnn-older-than-build"
     same = scan([line], ScanContext(tf_version="1.2", cudnn_installed=("5.1",)))
