@@ -115,6 +115,7 @@ def _also_line(signature: Signature) -> str:
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "tfjs-node-gpu-binding-other-cuda": "Error: The specified module could not be found.",
         "context-creation-oom-in-trace": "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)",
+        "gpu-image-run-without-gpu-runtime": "Num GPUs Available:  0",
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
@@ -720,6 +721,19 @@ def test_a_cudnn_handle_failure_under_a_cudnn_older_than_the_build_is_the_cudnn_
     assert older.hits[0].signature.id == "dnn-init-failed-cudnn-older-than-build"
     same = scan([line], ScanContext(tf_version="1.2", cudnn_installed=("5.1",)))
     assert "dnn-init-failed-cudnn-older-than-build" not in {h.signature.id for h in same.hits}
+
+
+def test_a_gpu_image_run_without_the_gpu_is_the_container_only_where_the_log_shows_no_gpu():
+    failed = "Num GPUs Available:  0"
+    plain = scan(["docker run -it -p 8888:8888 tensorflow/tensorflow:latest-gpu", failed])
+    assert plain.hits[0].signature.id == "gpu-image-run-without-gpu-runtime"
+    for asked in (
+        "docker run --gpus all -it tensorflow/tensorflow:latest-gpu",
+        "nvidia-docker run -it tensorflow/tensorflow:latest-gpu",
+    ):
+        assert "gpu-image-run-without-gpu-runtime" not in {h.signature.id for h in scan([asked, failed]).hits}
+    quiet = scan(["docker run -it -p 8888:8888 tensorflow/tensorflow:latest-gpu", "Epoch 1/10 - loss: 0.3"])
+    assert "gpu-image-run-without-gpu-runtime" not in {h.signature.id for h in quiet.hits}
 
 
 def test_a_line_tf_printed_at_info_level_is_not_read_as_a_complaint_to_resemble():
