@@ -449,10 +449,10 @@ _TF_VERSION = re.compile(
 )
 """The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
 "TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed."""
-_TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?\s*(?:@|:|\s+v(?:ersion)?\s*:?|\s)\s*["'^~]*v?(\d+\.\d+\.\d+)""")
+_TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?(?:@|:\s*|\s+(?:v(?:ersion)?\s*:?\s*)?)["'^~]*v?(\d+\.\d+\.\d+)""")
 """The tfjs-node(-gpu) release a log names: "tfjs-node-gpu 2.0.1", "@tensorflow/tfjs-node-gpu@1.4.0", package.json's
-"@tensorflow/tfjs-node-gpu": "^3.2.0"."""
-_TFJS = re.compile(r"(?i)TensorFlow\.js\s+version\s*[:=]?\s*v?(\d+\.\d+\.\d+)|@tensorflow/tfjs@(\d+\.\d+\.\d+)")
+"@tensorflow/tfjs-node-gpu": "^3.2.0". One run of blanks at most between the name and the release: a hostile line of blanks stays linear."""
+_TFJS = re.compile(r"(?i)TensorFlow\.js\s+version[:=]?\s*v?(\d+\.\d+\.\d+)|@tensorflow/tfjs@(\d+\.\d+\.\d+)")
 """The TensorFlow.js release a log names (its issue template's "TensorFlow.js version: 4.22.0"): tfjs-node's own since
 the two were released together (1.2.8, the monorepo), read as tfjs-node's only where a log names tfjs-node."""
 MAX_QUOTES = 3
