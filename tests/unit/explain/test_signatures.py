@@ -1915,3 +1915,53 @@ def test_cuda_error_216_is_a_context_bound_to_another_thread_and_another_check_f
     assert scan([line]).hits[0].signature.id == "context-in-use-exclusive-thread"
     other = "Check failed: CUDA_SUCCESS == cuCtxSetCurrent(cuda_context->context()) (0 vs. 4)"
     assert all(h.signature.id != "context-in-use-exclusive-thread" for h in scan([other]).hits)
+
+
+@pytest.mark.parametrize(
+    ("post", "tf", "first"),
+    [
+        ("TF 2.4 not using GPU", "2.4", "no-gpu-visible"),
+        ("Tensorflow 2.10 Cuda 12.1 gpu not found", "2.10", "tf-built-for-another-cuda"),  # 2.10 is built for 11.2
+        ("TF 2.4 + CUDA 10.1: GPU not found", "2.4", "tf-built-for-another-cuda"),  # 2.4 is built for 11.0
+    ],
+)
+def test_a_post_s_tf_abbreviation_and_a_cuda_beside_its_release_are_read(post, tf, first):
+    result = scan([post])
+    assert result.context.tf_version == tf
+    assert result.hits[0].signature.id == first
+
+
+def test_a_tf_abbreviation_needs_a_release_beside_it():
+    assert scan(["TF32 is on for matmuls", "tf 1.x code"]).context.tf_version is None
+
+
+def test_cudnn_running_out_of_gpu_memory_while_profiling_is_an_oom_and_tf_s_workspace_cap_is_not():
+    profiling = [
+        "No algorithm worked!  Error messages:",
+        "  Profiling failure on CUDNN engine 1#TC: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 95420720 bytes.",
+    ]
+    assert scan(profiling).hits[0].signature.category == "oom"
+    capped = [
+        "No algorithm worked!  Error messages:",
+        "  Profiling failure on CUDNN engine 1#TC: RESOURCE_EXHAUSTED: Allocating 4718624784 bytes exceeds the memory"
+        " limit of 4294967296 bytes.",
+    ]
+    assert scan(capped).hits[0].signature.id == "cudnn-workspace-limit"
+
+
+@pytest.mark.parametrize(
+    ("post", "first"),
+    [
+        ("cuDNN 7.1 incompatible", "cudnn-version-mismatch-said"),
+        (
+            "when installing tensorflow-gpu tensorflow (cpu version) also installs. gpu becomes unaccessible.",
+            "cpu-package-shadows-gpu",
+        ),
+    ],
+)
+def test_a_cudnn_release_said_incompatible_and_the_cpu_package_installed_in_parentheses_are_named(post, first):
+    assert scan([post]).hits[0].signature.id == first
+
+
+def test_a_cudnn_release_said_not_incompatible_names_nothing():
+    assert all(h.signature.category != "cudnn_version_mismatch" for h in scan(["cuDNN 7.1 is not incompatible"]).hits)
