@@ -69,6 +69,7 @@ LATE_SETS = {
     "2026-12-05f": (1875, 1934),
     "2026-12-05g": (1935, 1994),
     "2026-12-05h": (1995, 2017),
+    "2026-12-05i": (2018, 2077),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
