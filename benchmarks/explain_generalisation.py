@@ -191,10 +191,10 @@ def main() -> None:
     spread = ", ".join(f"{f:.0%}" for f in per_fold)
     print(
         f"grouped {args.folds}-fold cross-validation, leave-source-out: top-1 {top1:.1%} of {len(everything)} logs "
-        f"(folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
+        f"({round(top1 * len(everything))} right; folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
     )
     alone, _ = grouped_cv(everything, args.folds, resemble=False)
-    print(f"  the same without the resemblance tier: top-1 {alone:.1%}")
+    print(f"  the same without the resemblance tier: top-1 {alone:.1%} ({round(alone * len(everything))} right)")
     old = [c for c in everything if era(c) == "1.x"]
     if old:
         corpus_urls, decided = {c["source_url"] for c in everything}, support(everything)

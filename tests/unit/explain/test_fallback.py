@@ -53,8 +53,13 @@ def test_every_real_crash_line_is_a_problem(line, component, source):
 
 
 def test_fallback_names_the_component_and_gives_its_next_step():
-    (problem,) = explain_lines(["E0000 00:00:1 12 nccl_manager.cc:1] NCCL operation ncclAllReduce failed"]).problems
+    (problem,) = explain_lines(["E0000 00:00:1 12 nccl_manager.cc:1] NCCL operation ncclBroadcast failed"]).problems
     assert problem.id == "unrecognised-error-line" and "NCCL" in problem.title and "NCCL_DEBUG=INFO" in problem.fix
+
+
+def test_an_all_reduce_that_nccl_failed_is_the_nccl_problem_not_the_fallback():
+    (problem,) = explain_lines(["E0000 00:00:1 12 nccl_manager.cc:1] NCCL operation ncclAllReduce failed"]).problems
+    assert problem.id == "nccl-error"
 
 
 def test_a_specific_problem_hides_the_fallback_but_a_lone_fallback_is_reported():

@@ -1965,3 +1965,105 @@ def test_a_cudnn_release_said_incompatible_and_the_cpu_package_installed_in_pare
 
 def test_a_cudnn_release_said_not_incompatible_names_nothing():
     assert all(h.signature.category != "cudnn_version_mismatch" for h in scan(["cuDNN 7.1 is not incompatible"]).hits)
+
+
+@pytest.mark.parametrize(
+    ("line", "first"),
+    [
+        ("Python import error, undefined symbol: secure_getenv", "glibc-symbol-missing"),
+        (
+            "F tensorflow/stream_executor/cuda/cuda_dnn.cc:222] Check failed: s.ok() could not find cudnnCreate in cudnn"
+            " DSO; dlerror: /x/tensorflow/python/_pywrap_tensorflow.so: undefined symbol: cudnnCreate",
+            "cudnn-not-loaded",
+        ),
+        (
+            "System.DllNotFoundException: 'Unable to load DLL 'tensorflow': The specified module could not be found."
+            " (Exception from HRESULT: 0x8007007E)'",
+            "windows-dll-load-failed",
+        ),
+    ],
+)
+def test_an_undefined_libc_or_cudnn_symbol_and_a_dotnet_tensorflow_dll_are_named(line, first):
+    assert scan([line]).hits[0].signature.id == first
+
+
+def test_another_undefined_symbol_is_not_an_old_glibc():
+    line = "ImportError: _pywrap_tensorflow_internal.so: undefined symbol: _ZN10tensorflow8internal"
+    assert all(h.signature.category != "glibc_too_old" for h in scan([line]).hits)
+
+
+@pytest.mark.parametrize(
+    "post",
+    [
+        "the notebook could not see my GPU",
+        "during training, DLC is using only my CPU",
+        "the model is running on CPU only",
+    ],
+)
+def test_a_poster_s_could_not_see_and_cpu_only_are_the_no_gpu_complaint(post):
+    assert scan([post]).hits[0].signature.id == "no-gpu-visible"
+
+
+def test_the_no_gpu_complaint_in_a_container_is_read_in_a_longer_post():
+    post = [
+        "GPU not found on docker",
+        "as i tried to train a model, docker could not see my GPU.",
+        "Instead of this docker run -itd --rm --name c -v /a:/b image,",
+        "more words",
+    ]
+    assert scan(post, ScanContext(container=True)).hits[0].signature.id == "gpu-not-used-in-container"
+
+
+def test_a_protobuf_type_error_is_read_in_a_longer_post():
+    post = [
+        "TypeError linked to protobuf on Rasa 3.3.2 when trying to import Validator",
+        "from rasa.validator import Validator",
+        "/x/rasa/validator.py:5: in <module>",
+        "    import rasa.core.training.story_conflict",
+    ]
+    assert scan(post).hits[0].signature.id == "protobuf-incompatible"
+
+
+def test_asking_to_use_another_makers_gpu_on_a_machine_without_nvidia_is_benign():
+    post = ["SLEAP with Radeon GPU", "I am looking to use SLEAP with an AMD Radeon GPU."]
+    first = scan(post, ScanContext(gpu=GpuKnown.ABSENT)).hits[0]
+    assert (first.signature.id, first.signature.benign) == ("gpu-asked-other-graphics", True)
+
+
+@pytest.mark.parametrize(
+    ("post", "category"),
+    [
+        ("Importing the model fails with a TypeError from protobuf", "protobuf_incompatible"),
+        ("Had to downgrade to keras 2.1.5 to load it", "keras_version_mismatch"),
+        ("\t [[replica_1/batch_normalization/NcclAllReduce]]", "nccl_multi_gpu"),
+        ("NotFoundError running the xla example: libdevice.compute_35.10.bc", "xla_libdevice_ptxas_missing"),
+        ("XLA is unable to find libdevice when run outside bazel", "xla_libdevice_ptxas_missing"),
+        ("The run-nvidia image lacks cudnn7", "missing_cuda_library"),
+        ("训练时内存持续增长到OOM", "oom"),
+    ],
+)
+def test_set_32_s_phrasings_name_their_problem(post, category):
+    assert scan([post]).hits[0].signature.category == category
+
+
+@pytest.mark.parametrize(
+    "post",
+    [
+        "pip install of tensorflow-text disables tensorflow-gpu",
+        "After installing this package my model is running on CPU only",
+    ],
+)
+def test_a_package_that_replaces_the_gpu_build_is_named(post):
+    assert scan([post]).hits[0].signature.id == "cpu-package-shadows-gpu"
+
+
+@pytest.mark.parametrize(
+    ("post", "category"),
+    [
+        ("protobuf 3.20 works fine here", "protobuf_incompatible"),
+        ("we upgraded keras last week", "keras_version_mismatch"),
+        ("OOMKilled by the kubelet? no, 训练正常", "oom"),
+    ],
+)
+def test_near_misses_of_set_32_s_phrasings_name_nothing(post, category):
+    assert all(h.signature.category != category for h in scan([post]).hits)
