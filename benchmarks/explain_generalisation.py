@@ -70,6 +70,7 @@ LATE_SETS = {
     "2026-12-05g": (1935, 1994),
     "2026-12-05h": (1995, 2017),
     "2026-12-05i": (2018, 2077),
+    "2026-12-05j": (2078, 2138),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
