@@ -437,6 +437,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_driver_differs is not None
         or sig.when_tensor_cores is not None
         or sig.when_other_cuda
+        or sig.when_want_not_tf_cuda
     )
 
 
@@ -531,6 +532,10 @@ class Signature:
     when_tf_cuda_differs: bool = False
     """Only when the TF release (facts or log) and the CUDA installed are known and none of it provides
     the CUDA that release was built for (TensorFlow's tested build configurations)."""
+    when_want_not_tf_cuda: bool = False
+    """Only when the TF release (facts or log) is known and the CUDA it was built for does not provide the
+    version the pattern's ``want`` group names: the library asking is built for another CUDA than this TF
+    (an extension such as Horovod's, or another build of TF), whatever CUDA is installed."""
     when_kernels: frozenset[KernelSupport] | None = None
     """Only when the TF release's build meets the GPU so (``ScanContext.kernels``): a CUDA 10 build on an Ampere GPU
     carries no machine code for it, which TF's line alone ("Blas GEMM launch failed") does not say."""
@@ -769,6 +774,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_other_cudnn=bool(when.get("other_cudnn", False)),
                 when_cudnn_not_for_cuda=bool(when.get("cudnn_not_for_cuda", False)),
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
+                when_want_not_tf_cuda=bool(when.get("want_not_tf_cuda", False)),
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
                 when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
@@ -1507,6 +1513,8 @@ class LogScanner:
             return False
         if signature.when_tf_cuda_differs and not other_cuda(built_cuda(ctx) or "", ctx.cuda_installed):
             return False
+        if signature.when_want_not_tf_cuda and not _want_not_built(hit.groups.get("want", ""), ctx):
+            return False
         if any(id(p) not in self._also_seen for p in signature.also):
             return False
         if signature.when_os and ctx.os != signature.when_os:
@@ -1600,6 +1608,8 @@ def told_fields(signature: Signature) -> frozenset[str]:
     told: frozenset[str] = frozenset()
     if signature.when_tf_cuda_differs:
         told |= {"tf", "built", "installed"}
+    if signature.when_want_not_tf_cuda:
+        told |= {"tf", "built"}
     if signature.when_other_cudnn or signature.when_cudnn_not_for_cuda:
         told |= {"installed"}
     if signature.when_kernels:
@@ -1624,6 +1634,9 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
         hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
+    if signature.when_want_not_tf_cuda and ctx.tf_version:
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("built", built_cuda(ctx) or "?")
     if signature.when_other_cudnn and ctx.cudnn_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
     if signature.when_cudnn_not_for_cuda and ctx.cuda_installed:
@@ -1710,6 +1723,12 @@ def built_cuda(ctx: ScanContext) -> str | None:
     if version and "." not in version.group() and int(version.group()) < 11:
         return version.group() + ".0"  # the table's "9" (TF 1.5-1.12) is the CUDA 9.0 the wheels link: libcudart.so.9.0
     return version.group() if version else None
+
+
+def _want_not_built(want: str, ctx: ScanContext) -> bool:
+    """True when the log's TF release is known and the CUDA it was built for does not provide ``want``."""
+    built = built_cuda(ctx)
+    return bool(built) and other_cuda(want, (built,) if built else None)
 
 
 def built_cudnn(ctx: ScanContext) -> str | None:

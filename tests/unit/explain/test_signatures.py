@@ -50,6 +50,7 @@ CONTEXT = {
     "mirrored-strategy-windows": ScanContext(os="windows"),
     "device-node-missing-in-container": ScanContext(container=True),
     "cuda-runtime-of-another-version": ScanContext(cuda_installed=("10.0", "12")),
+    "cuda-library-for-another-tf-build": ScanContext(tf_version="2.2"),
     "cpu-machine-no-cuda": ScanContext(no_gpu=True),
     # alone, the line is the paste's subject and is told as the missing runtime (a warning): see the test below
     "cudart-missing-nothing-shows-gpu": ScanContext(no_gpu=True),
@@ -2067,3 +2068,50 @@ def test_a_package_that_replaces_the_gpu_build_is_named(post):
 )
 def test_near_misses_of_set_32_s_phrasings_name_nothing(post, category):
     assert all(h.signature.category != category for h in scan([post]).hits)
+
+
+def test_an_op_library_asking_for_another_cuda_than_tf_s_build_is_the_wrong_cuda():
+    line = "NotFoundError: libcudart.so.10.0: cannot open shared object file: No such file or directory"
+    first = scan([line], ScanContext(tf_version="2.2")).hits[0]  # TF 2.2 is built for CUDA 10.1
+    assert first.signature.id == "cuda-library-for-another-tf-build"
+    assert first.groups["built"] == "10.1" and first.groups["library"] == "libcudart.so.10.0"
+    same = scan([line], ScanContext(tf_version="1.14")).hits  # TF 1.14 is built for CUDA 10.0: TF's own runtime
+    assert all(h.signature.id != "cuda-library-for-another-tf-build" for h in same)
+
+
+def test_a_writer_without_a_gpu_gets_no_error_for_tf_s_missing_cuda_notices():
+    post = [
+        "Cuda Library not found",
+        "I don't have a GPU in my Laptop. I installed tensorflow using Pip inside a Conda Environment.",
+        "pip install tensorflow",
+        ">>> import tensorflow",
+        "and I got this error -",
+    ]
+    result = scan(post)
+    assert result.context.gpu is GpuKnown.ABSENT
+    assert not [h for h in result.hits if result.severity(h) is Severity.ERROR]
+    assert result.hits[0].signature.id == "no-gpu-said"
+
+
+def test_the_no_gpu_complaint_stays_where_the_writer_has_a_gpu():
+    assert scan(["Cuda Library not found, my GTX 1060 is not detected"]).hits[0].signature.id == "no-gpu-visible"
+
+
+@pytest.mark.parametrize(
+    ("post", "first"),
+    [
+        ("ADC: libcublas.so.9.0 issue", "cuda-library-import-error"),
+        (
+            "one notebook was working, but not a second, because the first notebook had not released the GPU resources",
+            "gpu-held-by-another-process-said",
+        ),
+        ("the jupyter kernel still holds the GPU memory after training", "gpu-held-by-another-process-said"),
+    ],
+)
+def test_a_soname_s_issue_and_a_notebook_holding_the_gpu_are_named(post, first):
+    assert scan([post]).hits[0].signature.id == first
+
+
+def test_a_notebook_that_released_the_gpu_is_not_holding_it():
+    hits = scan(["after the first notebook released the GPU memory the second ran"]).hits
+    assert all(h.signature.category != "oom_gpu_busy" for h in hits)
