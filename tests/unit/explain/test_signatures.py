@@ -2005,24 +2005,33 @@ def test_a_poster_s_could_not_see_and_cpu_only_are_the_no_gpu_complaint(post):
     assert scan([post]).hits[0].signature.id == "no-gpu-visible"
 
 
-def test_the_no_gpu_complaint_in_a_container_is_read_in_a_longer_post():
-    post = [
-        "GPU not found on docker",
-        "as i tried to train a model, docker could not see my GPU.",
-        "Instead of this docker run -itd --rm --name c -v /a:/b image,",
-        "more words",
-    ]
-    assert scan(post, ScanContext(container=True)).hits[0].signature.id == "gpu-not-used-in-container"
-
-
-def test_a_protobuf_type_error_is_read_in_a_longer_post():
-    post = [
-        "TypeError linked to protobuf on Rasa 3.3.2 when trying to import Validator",
-        "from rasa.validator import Validator",
-        "/x/rasa/validator.py:5: in <module>",
-        "    import rasa.core.training.story_conflict",
-    ]
-    assert scan(post).hits[0].signature.id == "protobuf-incompatible"
+@pytest.mark.parametrize(
+    ("post", "context", "first"),
+    [
+        (
+            [
+                "GPU not found on docker",
+                "as i tried to train a model, docker could not see my GPU.",
+                "Instead of this docker run -itd --rm --name c -v /a:/b image,",
+                "more words",
+            ],
+            ScanContext(container=True),
+            "gpu-not-used-in-container",
+        ),
+        (
+            [
+                "TypeError linked to protobuf on Rasa 3.3.2 when trying to import Validator",
+                "from rasa.validator import Validator",
+                "/x/rasa/validator.py:5: in <module>",
+                "    import rasa.core.training.story_conflict",
+            ],
+            None,
+            "protobuf-incompatible",
+        ),
+    ],
+)
+def test_a_container_s_no_gpu_complaint_and_a_protobuf_type_error_are_read_in_a_longer_post(post, context, first):
+    assert scan(post, context).hits[0].signature.id == first
 
 
 def test_asking_to_use_another_makers_gpu_on_a_machine_without_nvidia_is_benign():
