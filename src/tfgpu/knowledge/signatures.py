@@ -1728,7 +1728,7 @@ def built_cuda(ctx: ScanContext) -> str | None:
 def _want_not_built(want: str, ctx: ScanContext) -> bool:
     """True when the log's TF release is known and the CUDA it was built for does not provide ``want``."""
     built = built_cuda(ctx)
-    return bool(built) and other_cuda(want, (built,) if built else None)
+    return built is not None and other_cuda(want, (built,))
 
 
 def built_cudnn(ctx: ScanContext) -> str | None:
