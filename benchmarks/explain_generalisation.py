@@ -71,6 +71,7 @@ LATE_SETS = {
     "2026-12-05h": (1995, 2017),
     "2026-12-05i": (2018, 2077),
     "2026-12-05j": (2078, 2138),
+    "2026-12-05k": (2139, 2200),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""

@@ -66,6 +66,7 @@ FROZEN = {
     "2026-12-05h": "39009b1",
     "2026-12-05i": "e9103fb",
     "2026-12-05j": "201e33c",
+    "2026-12-05k": "67e1912",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
