@@ -84,6 +84,8 @@ _LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
+_QUOTE_MARKS = ("> ", "# ")
+"""How a reply quotes a pasted log ("> ") and a script or README comments one out ("# ")."""
 _INDENTS = (" ", "\t")
 """How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
 _INFO_RECORD = re.compile(
@@ -1058,6 +1060,7 @@ class LogScanner:
         self._first_lines: list[tuple[int, str]] = []
         self._said_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
+        self._quoted: str | None = None
 
     def feed(self, raw: str) -> None:
         r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
@@ -1069,7 +1072,7 @@ class LogScanner:
         load dynamic library 'X'"; the older wording is read as the newer, one message in two words.
         """
         self.lines += 1
-        line = raw.rstrip("\r\n")
+        line = self._unquote(raw.rstrip("\r\n"))
         if "\r" not in line:
             self._feed_part(line)
             return
@@ -1078,6 +1081,23 @@ class LogScanner:
             if part.strip() and not _PROGRESS.search(part):
                 self._feed_part(part)
         self._feed_part(last)
+
+    def _unquote(self, line: str) -> str:
+        """The line without the quote or comment mark a post put before a run of TensorFlow's records.
+
+        A reply quotes a log with "> " and a script or README comments it out with "# "; a run of
+        such lines that opens with a TF record is read as the records it quotes, so a message broken
+        across two of them is still joined ("# ...Could not load dynamic" / "# library 'libcudart...'").
+        """
+        mark = line[:2]
+        if mark not in _QUOTE_MARKS:
+            self._quoted = None
+        elif mark == self._quoted or _starts_record(line[2:]):
+            self._quoted = mark
+            return line[2:]
+        else:
+            self._quoted = None
+        return line
 
     def _feed_part(self, line: str) -> None:
         if len(line) > MAX_LINE_CHARS:
@@ -1160,10 +1180,16 @@ class LogScanner:
         self._pending = []
 
     def _only_other_graphics(self) -> bool:
-        """A paste whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here."""
-        if self.lines > SHORT_LOG_LINES:
+        """A post whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here.
+
+        A short paste is read whole; a longer post in its writer's lines (the head's, not TF's records),
+        and only where TF created no GPU device: a report's "GPU model: AMD Radeon RX 580" above
+        TF's lines for a CUDA build that found nothing.
+        """
+        if self.lines > SHORT_LOG_LINES and self.gpu_created_seen:
             return False
-        pasted = [_NOT_NVIDIA.sub("", line) for _, line in self._first_lines]
+        said = self._first_lines if self.lines <= SHORT_LOG_LINES else self._said_lines
+        pasted = [_NOT_NVIDIA.sub("", line) for _, line in said]
         return any(_OTHER_GRAPHICS.search(line) for line in pasted) and not any(
             key in line for line in pasted for key in _NVIDIA_KEYS
         )

@@ -120,6 +120,7 @@ def _also_line(signature: Signature) -> str:
         "gpu-kernel-op-xla-gpu-only": "Registered devices: [CPU, XLA_CPU, XLA_GPU]",
         "launch-failed-under-tdr": "Windows' TDR (Timeout Detection and Recovery) resets a GPU that does not answer in 2 s",
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
+        "gpu-asked-other-graphics": "Display adapter: Intel(R) UHD Graphics 620",
         "float-op-without-gpu-build": "Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
     }
     return samples[signature.id]
@@ -2124,3 +2125,77 @@ def test_a_soname_s_issue_and_a_notebook_holding_the_gpu_are_named(post, first):
 def test_a_notebook_that_released_the_gpu_is_not_holding_it():
     hits = scan(["after the first notebook released the GPU memory the second ran"]).hits
     assert all(h.signature.category != "oom_gpu_busy" for h in hits)
+
+
+@pytest.mark.parametrize("mark", ["# ", "> "])
+def test_a_log_quoted_or_commented_out_is_read_as_the_records_it_quotes(mark):
+    post = [
+        "Set LD_LIBRARY_PATH on activate",
+        f"{mark}W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic",
+        f"{mark}library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object",
+        f"{mark}file: No such file or directory",
+    ]
+    first = scan(post, ScanContext(no_gpu=False)).hits[0]
+    assert first.signature.category == "missing_cuda_library"
+    assert first.quotes[0][1].startswith("W tensorflow/")
+
+
+AMD_REPORT = [
+    "TensorFlow does not support AMD Graphics Cards on Windows",
+    "### CUDA/cuDNN version",
+    "Not applicable (as I am using an AMD GPU)",
+    "### GPU model and memory",
+    "{gpu}, 8GB VRAM",
+    "TensorFlow does not detect or utilize my GPU for training models on Windows. It defaults to CPU.",
+    "print(len(tf.config.list_physical_devices('GPU')))",
+    "# Num GPUs Available: 0",
+    "2024-09-14 12:34:56.789123: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] "
+    "Successfully opened dynamic library cudart64_110.dll",
+]
+
+
+def test_a_report_naming_only_another_makers_gpu_is_a_cpu_machine_not_a_windows_build_problem():
+    context = ScanContext(os="windows", tf_version="2.12")
+    amd = scan([line.format(gpu="AMD Radeon RX 580") for line in AMD_REPORT], context)
+    assert amd.context.gpu is GpuKnown.ABSENT
+    assert not [h for h in amd.hits if amd.severity(h) is Severity.ERROR]
+    assert "gpu-asked-other-graphics" in [h.signature.id for h in amd.hits]
+    nvidia = scan([line.format(gpu="NVIDIA GeForce GTX 1060") for line in AMD_REPORT], context)
+    assert nvidia.hits[0].signature.id == "windows-native-no-gpu"
+
+
+def test_other_graphics_named_beside_a_gpu_device_tf_created_leave_the_gpu_present():
+    log = [
+        "my laptop also has Intel UHD Graphics 620",
+        "step one",
+        "step two",
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1510] Created device "
+        "/job:localhost/replica:0/task:0/device:GPU:0 with 3000 MB memory",
+    ]
+    assert scan(log).context.gpu is GpuKnown.PRESENT
+
+
+@pytest.mark.parametrize(
+    ("post", "blackwell"),
+    [
+        ("How can I run it on a 5090?", True),
+        ("I train on my RTX 5080 daily", True),
+        ("How can I run it on a 3090?", False),
+    ],
+)
+def test_a_post_asking_to_run_on_an_rtx_50_card_is_the_blackwell_build_gap(post, blackwell):
+    named = [h.signature.category for h in scan([post]).hits]
+    assert ("blackwell_unsupported_arch" in named) is blackwell
+
+
+@pytest.mark.parametrize(
+    ("post", "mismatch"),
+    [
+        ("this is just because tf 2.18 needs cuDNN 9.3 library on the runtime", True),
+        ("tf 2.18 needs numpy 2.0 on the runtime", False),
+        ("TensorFlow 2.4 requires CUDA 11.0 and cuDNN 8.0", False),
+    ],
+)
+def test_a_release_said_to_need_another_cudnn_is_the_cudnn_mismatch(post, mismatch):
+    named = [h.signature.category for h in scan([post]).hits]
+    assert ("cudnn_version_mismatch" in named) is mismatch
