@@ -2199,3 +2199,20 @@ def test_a_post_asking_to_run_on_an_rtx_50_card_is_the_blackwell_build_gap(post,
 def test_a_release_said_to_need_another_cudnn_is_the_cudnn_mismatch(post, mismatch):
     named = [h.signature.category for h in scan([post]).hits]
     assert ("cudnn_version_mismatch" in named) is mismatch
+
+
+@pytest.mark.parametrize(
+    ("post", "first"),
+    [
+        ("libdevice was found at /usr/local/cuda/nvvm/libdevice", None),
+        ("Successfully installed tensorflow-2.3.1-cp36-cp36m-linux_aarch64.whl", None),
+        ("ERROR: tensorflow-2.3.1-cp36-cp36m-linux_aarch64.whl is not a supported wheel on this platform.", "3.6"),
+    ],
+)
+def test_a_wheel_pip_rejects_names_the_python_it_was_built_for_and_found_libdevice_is_no_error(post, first):
+    hits = [h for h in scan([post]).hits if not h.signature.benign]
+    if first is None:
+        assert not hits
+    else:
+        assert hits[0].signature.id == "tensorflow-wheel-for-another-python"
+        assert f"{hits[0].groups['py']}.{hits[0].groups['minor']}" == first
