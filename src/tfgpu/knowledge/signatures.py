@@ -86,6 +86,8 @@ _LOG_RECORD = re.compile(
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
 _QUOTE_MARKS = ("> ", "# ")
 """How a reply quotes a pasted log ("> ") and a script or README comments one out ("# ")."""
+_QUOTE_HEADS = (">", "#")
+"""The first characters of ``_QUOTE_MARKS``: a line that starts with neither needs no further look."""
 _INDENTS = (" ", "\t")
 """How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
 _INFO_RECORD = re.compile(
@@ -1072,7 +1074,9 @@ class LogScanner:
         load dynamic library 'X'"; the older wording is read as the newer, one message in two words.
         """
         self.lines += 1
-        line = self._unquote(raw.rstrip("\r\n"))
+        line = raw.rstrip("\r\n")
+        if self._quoted is not None or line[:1] in _QUOTE_HEADS:  # most lines: one test
+            line = self._unquote(line)
         if "\r" not in line:
             self._feed_part(line)
             return
