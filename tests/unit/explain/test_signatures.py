@@ -2205,3 +2205,12 @@ def test_a_wheel_pip_rejects_names_the_python_it_was_built_for_and_found_libdevi
     else:
         assert hits[0].signature.id == "tensorflow-wheel-for-another-python"
         assert f"{hits[0].groups['py']}.{hits[0].groups['minor']}" == first
+
+
+def test_a_cudnn_that_loaded_without_a_versioned_entry_point_is_another_version_not_a_missing_library():
+    missing = "F tensorflow/stream_executor/cuda/cuda_dnn.cc:222] Check failed: s.ok() could not find cudnnCreate in cudnn DSO"
+    assert scan([missing]).hits[0].signature.id == "cudnn-not-loaded"
+    other = "could not find cudnnConvolutionBackwardData_v2 in cudnn DSO; dlerror: libcudnn.so: undefined symbol"
+    first = scan([other]).hits[0]
+    assert first.signature.id == "cudnn-symbol-of-another-version"
+    assert first.groups["symbol"] == "cudnnConvolutionBackwardData_v2"
