@@ -2214,3 +2214,19 @@ def test_a_cudnn_that_loaded_without_a_versioned_entry_point_is_another_version_
     first = scan([other]).hits[0]
     assert first.signature.id == "cudnn-symbol-of-another-version"
     assert first.groups["symbol"] == "cudnnConvolutionBackwardData_v2"
+
+
+@pytest.mark.parametrize(
+    ("post", "installed", "signature", "named"),
+    [
+        ("I didn't have tensorflow-gpu installed, only tensorflow", None, "cpu-package-shadows-gpu", True),
+        ("I have tensorflow-gpu installed and it works", None, "cpu-package-shadows-gpu", False),
+        ("I'm getting the 'can't find libcusolver.so.90' error", ("10",), "cuda-runtime-of-another-version", True),
+        ("I'm getting the 'can't find libcusolver.so.10.0' error", ("10.0",), "cuda-runtime-of-another-version", False),
+    ],
+)
+def test_a_gpu_build_not_installed_and_a_soname_of_another_cuda_said_in_a_post_are_named(
+    post, installed, signature, named
+):
+    hits = scan([post], ScanContext(cuda_installed=installed)).hits
+    assert (signature in [h.signature.id for h in hits]) is named
