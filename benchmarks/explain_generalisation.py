@@ -131,10 +131,13 @@ def learnable_elsewhere(fold_urls: set[str], corpus_urls: set[str], decided: dic
     return tuple(kept)
 
 
-def grouped_cv(cases: list[dict], folds: int, *, resemble: bool = True) -> tuple[float, list[float]]:
-    """Leave-source-out top-1 over all cases, and each fold's (``resemble``: with the resemblance tier learnt from the other folds)."""
+def grouped_cv(
+    cases: list[dict], folds: int, decided: dict[str, set[str]], *, resemble: bool = True
+) -> tuple[int, list[float]]:
+    """Leave-source-out: how many of all cases are right, and each fold's top-1 (``decided``: ``support(cases)``,
+    computed once by the caller; ``resemble``: with the resemblance tier learnt from the other folds)."""
     correct, per_fold = 0, []
-    corpus_urls, decided = {c["source_url"] for c in cases}, support(cases)
+    corpus_urls = {c["source_url"] for c in cases}
     for fold in range(folds):
         test = [c for c in cases if bucket(c["source_url"], folds) == fold]
         if not test:
@@ -148,7 +151,7 @@ def grouped_cv(cases: list[dict], folds: int, *, resemble: bool = True) -> tuple
         )
         correct += sum(r["ok"] for r in result["rows"])
         per_fold.append(result["top1"])
-    return correct / len(cases), per_fold
+    return correct, per_fold
 
 
 def late_set(cases: list[dict], first: int, last: int) -> list[dict]:
@@ -189,17 +192,19 @@ def main() -> None:
         held_ok = sum(r["ok"] for r in evaluate(late_hold)["rows"]) if late_hold else 0
         print(line(f"late set {name} with today's base (held-out part {held_ok}/{len(late_hold)})", evaluate(late)))
     everything = seed + public
-    top1, per_fold = grouped_cv(everything, args.folds)
+    decided = support(everything)
+    right, per_fold = grouped_cv(everything, args.folds, decided)
+    top1 = right / len(everything)
     spread = ", ".join(f"{f:.0%}" for f in per_fold)
     print(
         f"grouped {args.folds}-fold cross-validation, leave-source-out: top-1 {top1:.1%} of {len(everything)} logs "
-        f"({round(top1 * len(everything))} right; folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
+        f"({right} right; folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
     )
-    alone, _ = grouped_cv(everything, args.folds, resemble=False)
-    print(f"  the same without the resemblance tier: top-1 {alone:.1%} ({round(alone * len(everything))} right)")
+    alone, _ = grouped_cv(everything, args.folds, decided, resemble=False)
+    print(f"  the same without the resemblance tier: top-1 {alone / len(everything):.1%} ({alone} right)")
     old = [c for c in everything if era(c) == "1.x"]
     if old:
-        corpus_urls, decided = {c["source_url"] for c in everything}, support(everything)
+        corpus_urls = {c["source_url"] for c in everything}
         signatures = learnable_elsewhere({c["source_url"] for c in old}, corpus_urls, decided)
         newer = resemblance_of([c for c in everything if era(c) != "1.x"])
         result = evaluate(old, signatures=signatures, resemblance=newer)

@@ -86,7 +86,7 @@ _LOG_RECORD = re.compile(
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
 _QUOTE_MARKS = ("> ", "# ")
 """How a reply quotes a pasted log ("> ") and a script or README comments one out ("# ")."""
-_QUOTE_HEADS = (">", "#")
+_QUOTE_HEADS = tuple(mark[0] for mark in _QUOTE_MARKS)
 """The first characters of ``_QUOTE_MARKS``: a line that starts with neither needs no further look."""
 _INDENTS = (" ", "\t")
 """How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
@@ -1190,9 +1190,12 @@ class LogScanner:
         and only where TF created no GPU device: a report's "GPU model: AMD Radeon RX 580" above
         TF's lines for a CUDA build that found nothing.
         """
-        if self.lines > SHORT_LOG_LINES and self.gpu_created_seen:
+        if self.lines <= SHORT_LOG_LINES:
+            said = self._first_lines
+        elif self.gpu_created_seen:
             return False
-        said = self._first_lines if self.lines <= SHORT_LOG_LINES else self._said_lines
+        else:
+            said = self._said_lines
         pasted = [_NOT_NVIDIA.sub("", line) for _, line in said]
         return any(_OTHER_GRAPHICS.search(line) for line in pasted) and not any(
             key in line for line in pasted for key in _NVIDIA_KEYS
