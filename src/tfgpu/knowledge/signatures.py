@@ -207,7 +207,7 @@ _NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
 _SAID_NO_GPU = re.compile(
     r"(?i)\b(?:non[- ]?gpu|cpu[- ]only|gpu[- ]?less)\s+(?:node|machine|host|server|instance|vm|box|laptop|computer|pc|worker|pod)s?\b"
     r"|\b(?:node|machine|host|server|instance|vm|laptop|computer|pc)\s+(?:with\s+(?:only\s+)?cpus?\s+(?:but\s+)?)?(?:without|with no)\s+(?:an?\s+)?(?:nvidia\s+)?gpus?\b"
-    r"|\bI\s+(?:do not|don'?t)\s+have\s+(?:an?\s+|any\s+)?(?:nvidia\s+|dedicated\s+)?(?:gpu|graphics card)s?\b"
+    r"|\bI\s+(?:do not|don'?t)\s+(?:(?:believe|think)\s+I\s+)?have\s+(?:an?\s+|any\s+)?(?:nvidia\s+(?:hardware\b|cards?\b)|(?:nvidia\s+|dedicated\s+)?(?:gpu|graphics card)s?\b)"
 )
 """A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "a computer with CPUs but
 without GPUs", "I don't have a GPU")."""

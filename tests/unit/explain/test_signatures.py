@@ -2230,3 +2230,66 @@ def test_a_gpu_build_not_installed_and_a_soname_of_another_cuda_said_in_a_post_a
 ):
     hits = scan([post], ScanContext(cuda_installed=installed)).hits
     assert (signature in [h.signature.id for h in hits]) is named
+
+
+def test_cuinit_s_system_not_ready_is_the_fabric_manager_and_other_codes_stay_cuinit_failed():
+    """alphafold#749: error 802 on NVSwitch machines, whose Fabric Manager is not running."""
+    not_ready = "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized"
+    first = scan([not_ready]).hits[0]
+    assert first.signature.id == "cuinit-system-not-ready"
+    assert "fabricmanager" in first.signature.fix
+    other = "E tensorflow/stream_executor/cuda/cuda_driver.cc:491] failed call to cuInit: CUDA_ERROR_INVALID_VALUE"
+    assert scan([other]).hits[0].signature.id == "cuinit-failed"
+
+
+def test_tf_1_x_s_own_words_for_a_missing_cupti_are_the_profiler_s_not_a_missing_cuda_library():
+    """tensorflow#11640: TF 1.2's dso_loader names libcupti.so.8.0 when a FULL_TRACE asks for it."""
+    cupti = "I tensorflow/stream_executor/dso_loader.cc:129] Couldn't open CUDA library libcupti.so.8.0. LD_LIBRARY_PATH: /usr/lib"
+    fatal = "F ./tensorflow/stream_executor/lib/statusor.h:205] Non-OK-status: status_ status: Failed precondition: could not dlopen DSO: libcupti.so.8.0; dlerror: libcupti.so.8.0: cannot open shared object file"
+    assert [h.signature.category for h in scan([cupti, fatal]).hits][:1] == ["profiler_cupti_missing"]
+    cudnn = (
+        "I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcudnn.so.5. LD_LIBRARY_PATH: "
+    )
+    assert scan([cudnn]).hits[0].signature.id == "cuda-library-not-opened-tf0"
+
+
+def test_cuda_11_0_s_cusolver_retyped_in_lower_case_is_still_tf_2_4_s():
+    """TensorRT#964: a poster retypes TF's line without its capital or quotes."""
+    said = "could not load dynamic library libcusolver.so.10"
+    assert (
+        scan([said, "", ""], ScanContext(cuda_installed=("11.1",))).hits[0].signature.id == "cusolver-10-with-cuda-11-1"
+    )
+
+
+@pytest.mark.parametrize(
+    ("post", "named"),
+    [
+        ("Cannot make use of the GPU when trying to use this app", True),
+        ("TensorFlow 1.14 or 1.15 not detecting the Titan XP GPU", True),
+        ("I am not seeing any improvement with the gpu", False),
+        ("it can make use of the CPU only for now", False),
+    ],
+)
+def test_a_gpu_a_poster_cannot_make_use_of_or_a_named_card_not_detected_is_a_gpu_not_found(post, named):
+    """tensorflow#58875, #44330: with TF 2.11 and CUDA 12 installed, the release's CUDA is the cause."""
+    context = ScanContext(tf_version="2.11", cuda_installed=("12",))
+    hits = scan([post, "", ""], context).hits
+    assert ("tf-built-for-another-cuda" in [h.signature.id for h in hits]) is named
+
+
+@pytest.mark.parametrize(
+    ("post", "signature", "named"),
+    [
+        ("I don't believe I have any NVIDIA hardware or software on my computer.", "no-gpu-said", True),
+        ("I don't have any hardware problems, the GPU is fine", "no-gpu-said", False),
+        (
+            "my laptop has Intel HD graphics 4000. it seemed like does not support the CUDA.",
+            "gpu-asked-other-graphics",
+            True,
+        ),
+        ("my laptop has Intel HD graphics 4000 and it renders fine", "gpu-asked-other-graphics", False),
+    ],
+)
+def test_a_writer_without_nvidia_hardware_or_whose_intel_graphics_lack_cuda_is_a_cpu_machine(post, signature, named):
+    """tensorflow#9302, #6993: the machine's graphics are Intel's, so TF runs on the CPU."""
+    assert (signature in [h.signature.id for h in scan([post, "", ""]).hits]) is named
