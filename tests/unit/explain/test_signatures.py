@@ -122,6 +122,7 @@ def _also_line(signature: Signature) -> str:
         "multi-backend-keras-on-tf2": '  File "site-packages/keras/backend/tensorflow_backend.py", line 74, in get_uid',
         "gpu-asked-other-graphics": "Display adapter: Intel(R) UHD Graphics 620",
         "float-op-without-gpu-build": "Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
+        "package-install-replaced-tf": "and now the GPU is not detected at all",
     }
     return samples[signature.id]
 
@@ -2293,3 +2294,35 @@ def test_a_gpu_a_poster_cannot_make_use_of_or_a_named_card_not_detected_is_a_gpu
 def test_a_writer_without_nvidia_hardware_or_whose_intel_graphics_lack_cuda_is_a_cpu_machine(post, signature, named):
     """tensorflow#9302, #6993: the machine's graphics are Intel's, so TF runs on the CPU."""
     assert (signature in [h.signature.id for h in scan([post, "", ""]).hits]) is named
+
+
+@pytest.mark.parametrize(
+    ("lines", "named"),
+    [
+        (["Cannot detect GPU because its install new tensorflow version"], True),
+        (["!pip install keras-nlp", "In google colab, after importing keras-nlp, access to GPU is lost:"], True),
+        (["I installed a newer version of tensorflow and training is faster now"], False),
+        (["after installing keras-nlp the notebook runs fine"], False),
+    ],
+)
+def test_a_package_install_that_replaced_tensorflow_before_the_gpu_vanished_is_the_wrong_cuda(lines, named):
+    """mediapipe#4967, keras-hub#1321: a package's requirements replaced Colab's TF with a release for another CUDA."""
+    ids = [h.signature.id for h in scan([*lines, "", ""]).hits]
+    assert ("package-install-replaced-tf" in ids) is named
+
+
+def test_a_poster_s_access_to_the_gpu_lost_is_not_the_gpu_falling_off_the_bus():
+    lost = "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost.  Reboot the system to recover this GPU"
+    assert scan([lost]).hits[0].signature.id == "gpu-fallen-off-bus"
+    said = "after importing keras-nlp, access to GPU is lost"
+    assert "gpu-fallen-off-bus" not in [h.signature.id for h in scan([said]).hits]
+
+
+def test_pip_finding_no_nvidia_cuda_wheel_on_native_windows_is_the_windows_platform():
+    """birdnet#4: the [and-cuda] extra's NVIDIA wheels exist for Linux only."""
+    pip = (
+        "ERROR: Could not find a version that satisfies the requirement nvidia-cuda-nvcc-cu12 (from birdnet[and-cuda])"
+    )
+    windows = ScanContext(os="windows", tf_version="2.15")
+    assert scan([pip, "", ""], windows).hits[0].signature.id == "windows-native-no-gpu"
+    assert "windows-native-no-gpu" not in [h.signature.id for h in scan([pip, "", ""], ScanContext(os="linux")).hits]
