@@ -204,13 +204,6 @@ _NVIDIA_KEYS = ("NVIDIA", "nvidia", "Nvidia", "GeForce", "Quadro", "Tesla", "TIT
 """Text that names an NVIDIA GPU or TF's device line for one: with any of it, other graphics named beside are not the only GPU."""
 _NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
 """A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
-_SAID_NO_GPU = re.compile(
-    r"(?i)\b(?:non[- ]?gpu|cpu[- ]only|gpu[- ]?less)\s+(?:node|machine|host|server|instance|vm|box|laptop|computer|pc|worker|pod)s?\b"
-    r"|\b(?:node|machine|host|server|instance|vm|laptop|computer|pc)\s+(?:with\s+(?:only\s+)?cpus?\s+(?:but\s+)?)?(?:without|with no)\s+(?:an?\s+)?(?:nvidia\s+)?gpus?\b"
-    r"|\bI\s+(?:do not|don'?t)\s+(?:(?:believe|think)\s+I\s+)?have\s+(?:an?\s+|any\s+)?(?:nvidia\s+(?:hardware\b|cards?\b)|(?:nvidia\s+|dedicated\s+)?(?:gpu|graphics card)s?\b)"
-)
-"""A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "a computer with CPUs but
-without GPUs", "I don't have a GPU")."""
 
 
 _NO_LIBCUDA = re.compile(
@@ -702,6 +695,15 @@ def _document() -> dict[str, Any]:
     raw = resources.files("tfgpu.knowledge").joinpath("data").joinpath("signatures.toml").read_bytes()
     doc: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
     return doc
+
+
+@functools.cache
+def said_no_gpu() -> re.Pattern[str]:
+    """A poster's word that the machine has no GPU ("on a non-gpu node", "a laptop without a GPU", "I don't have a GPU").
+
+    The base's ``said_no_gpu`` phrase: the scanner reads the GPU as absent by it, and ``no-gpu-said`` names it.
+    """
+    return re.compile(_document()["phrase"]["said_no_gpu"])
 
 
 @functools.cache
@@ -1449,7 +1451,7 @@ class LogScanner:
         """
         if no_gpu is not None:
             return GpuKnown.ABSENT if no_gpu else GpuKnown.PRESENT
-        if self._only_other_graphics() or any(_SAID_NO_GPU.search(line) for _, line in self._said_lines):
+        if self._only_other_graphics() or any(said_no_gpu().search(line) for _, line in self._said_lines):
             return GpuKnown.ABSENT
         if self.gpu_seen:
             return GpuKnown.PRESENT
