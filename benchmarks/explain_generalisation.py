@@ -74,6 +74,7 @@ LATE_SETS = {
     "2026-12-05k": (2139, 2200),
     "2026-12-06": (2201, 2240),
     "2026-12-06b": (2241, 2260),
+    "2026-12-06c": (2261, 2320),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
