@@ -1173,7 +1173,7 @@ class LogScanner:
             if key not in self._also_seen and any(k in (brief_low if ci else brief) for k, ci in literals)
         ]
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
-        wrapped = False  # whether that line goes on in any next line (a TF record) or only in an indented one
+        wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
         for number, line in self._pending:
             starts = _starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in _INDENTS)
@@ -1182,7 +1182,7 @@ class LogScanner:
                 continue
             matched = self._match_line(number, line, held, also)
             record = None if matched or (not starts and line[:1] in _INDENTS) else (number, line)
-            wrapped = starts
+            wrapped = starts or line.rstrip().endswith(":")
         self._pending = []
 
     def _only_other_graphics(self) -> bool:

@@ -123,6 +123,8 @@ def _also_line(signature: Signature) -> str:
         "gpu-asked-other-graphics": "Display adapter: Intel(R) UHD Graphics 620",
         "float-op-without-gpu-build": "Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
         "package-install-replaced-tf": "and now the GPU is not detected at all",
+        "op-build-nvcc-missing": 'Setting up TensorFlow plugin "fused_bias_act.cu": Preprocessing... Compiling... Failed!',
+        "op-library-abi-flag-said": "causes an undefined symbol error. Removing it makes everything work.",
     }
     return samples[signature.id]
 
@@ -2326,3 +2328,127 @@ def test_pip_finding_no_nvidia_cuda_wheel_on_native_windows_is_the_windows_platf
     windows = ScanContext(os="windows", tf_version="2.15")
     assert scan([pip, "", ""], windows).hits[0].signature.id == "windows-native-no-gpu"
     assert "windows-native-no-gpu" not in [h.signature.id for h in scan([pip, "", ""], ScanContext(os="linux")).hits]
+
+
+@pytest.mark.parametrize(
+    ("line", "signature"),
+    [
+        # tensorflow/addons#574: a source-built TF (GCC 5+, C++11 strings) beside the PyPI wheel's old-ABI op
+        (
+            "NotFoundError: /opt/conda/lib/python3.6/site-packages/tensorflow_addons/custom_ops/activations/"
+            "_activation_ops.so: undefined symbol: _ZN10tensorflow12OpDefBuilder4AttrESs",
+            "op-library-old-string-abi",
+        ),
+        # tensorflow#1569: an op gcc 5 compiled with C++11 strings, against a TF built with the old ABI
+        (
+            "zero_out.so: undefined symbol: _ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringB5cxx11Ev",
+            "op-library-cxx11-string-abi",
+        ),
+        # tensorflow#13607: since TF 1.4 an op must link libtensorflow_framework
+        (
+            "./max_align_bytes_op.so: undefined symbol: _ZTIN10tensorflow8OpKernelE",
+            "op-library-not-linked-to-framework",
+        ),
+        # tensorflow/text#961: a tensorflow_text release built for another TF
+        (
+            "NotFoundError: /usr/local/lib/python3.7/dist-packages/tensorflow_text/python/metrics/"
+            "_text_similarity_metric_ops.so: undefined symbol: _ZN10tensorflow8OpKernel11TraceStringEPNS_15OpKernelContextEb",
+            "op-library-built-for-other-tf",
+        ),
+        # tensorflow/addons#990: the GPU-built op under tensorflow-cpu
+        (
+            "/usr/lib/python3.7/site-packages/tensorflow_addons/custom_ops/activations/_activation_ops.so: "
+            "undefined symbol: __cudaPushCallConfiguration",
+            "op-library-built-for-other-tf",
+        ),
+    ],
+)
+def test_an_op_library_s_missing_symbol_says_which_side_of_the_build_differs(line, signature):
+    """The mangled name tells the C++ string ABI (Ss vs B5cxx11), a missing framework link, or another release."""
+    hits = scan([line]).hits
+    assert hits[0].signature.id == signature
+    assert hits[0].signature.category == "op_library_mismatch"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # TF's own CUDA libraries: a cuDNN or nvJitLink without its symbol is not an op library built for another TF
+        "libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12",
+        "F tensorflow/stream_executor/cuda/cuda_dnn.cc:222] could not find cudnnCreate in cudnn DSO; dlerror: "
+        "/usr/lib/python3.5/site-packages/tensorflow/python/_pywrap_tensorflow.so: undefined symbol: cudnnCreate",
+        # an old glibc's symbol is the C library, not TensorFlow's ABI
+        "ImportError: /usr/lib/libstdc++.so.6: undefined symbol: __cxa_thread_atexit_impl",
+    ],
+)
+def test_undefined_symbols_of_tf_s_own_libraries_or_the_c_library_are_not_an_op_library(line):
+    assert "op_library_mismatch" not in [h.signature.category for h in scan([line]).hits]
+
+
+def test_a_library_path_and_its_undefined_symbol_broken_after_a_colon_are_joined():
+    """tensorflow/io#1871: the post broke 'libtensorflow_io.so: ' / 'undefined symbol:' / the symbol over three lines."""
+    lines = [
+        "caused by: ['/opt/conda/lib/python3.11/site-packages/tensorflow_io/python/ops/libtensorflow_io.so: ",
+        "undefined symbol:",
+        "_ZNK10tensorflow4data11DatasetBase8FinalizeEPNS_15OpKernelContextE']",
+    ]
+    assert scan(lines).hits[0].signature.category == "op_library_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("lines", "named"),
+    [
+        (["Segmentation fault when using tfa.rotate in tf-nightly"], True),
+        (["Horovod+tensorflow 1.14.0 throw segmentation fault"], True),
+        (["my training with tfa losses runs fine"], False),
+        # a named cause in the same log outranks the guess
+        (
+            [
+                "Horovod crashed during allreduce",
+                "NCCL WARN Error : ring 0 does not contain rank 1",
+                "tensorflow.python.framework.errors_impl.UnknownError: ncclUnhandledCudaError: Call to CUDA function failed.",
+            ],
+            False,
+        ),
+    ],
+)
+def test_an_add_on_that_crashed_the_process_is_read_as_built_for_another_release_only_alone(lines, named):
+    """tensorflow/addons#1277, horovod#1232: an add-on's ops loaded into a TF they were not built for can crash."""
+    assert ("add-on-crashed" in [h.signature.id for h in scan([*lines, "", ""]).hits]) is named
+
+
+@pytest.mark.parametrize(
+    ("lines", "signature"),
+    [
+        (
+            ['Setting up TensorFlow plugin "fused_bias_act.cu": Preprocessing... Compiling... Failed!'],
+            "op-plugin-compile-failed",
+        ),
+        (
+            [
+                "RuntimeError: NVCC returned an error. See below for full command line and output log:",
+                "/bin/sh: nvcc: command not found",
+            ],
+            "op-build-nvcc-missing",
+        ),
+        (["RuntimeError: Could not find MSVC/GCC/CLANG installation on this computer."], "op-build-compiler-unusable"),
+        (
+            [
+                "INFO: Compiler /usr/bin/g++ (version 5.4.0 20160609) is not usable for this TensorFlow installation. "
+                "Require g++ (version >=7.3.1 20180303, <999)."
+            ],
+            "op-build-compiler-unusable",
+        ),
+    ],
+)
+def test_an_op_compiled_at_run_time_that_fails_names_what_the_build_lacked(lines, signature):
+    """stylegan2-ada#11, #71; StyleFlow#13; nvtx-plugins#18."""
+    hits = scan(lines).hits
+    assert hits[0].signature.id == signature
+    assert hits[0].signature.category == "custom_op_build_failed"
+
+
+def test_nvcc_missing_outside_an_op_build_is_not_a_failed_build():
+    """A poster checking `nvcc --version` on a pip-wheel install: TF needs no nvcc, so nothing failed to build."""
+    ids = [h.signature.id for h in scan(["$ nvcc --version", "bash: nvcc: command not found", ""]).hits]
+    assert "op-build-nvcc-missing" not in ids
