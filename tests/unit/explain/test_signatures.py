@@ -66,6 +66,7 @@ CONTEXT = {
     "nvidia-smi-missing-in-container": ScanContext(container=True),
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
+    "pytorch-oom-beside-tf-device": ScanContext(gpu_created=True),  # TF's device line in the same log
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
@@ -125,6 +126,7 @@ def _also_line(signature: Signature) -> str:
         "package-install-replaced-tf": "and now the GPU is not detected at all",
         "op-build-nvcc-missing": 'Setting up TensorFlow plugin "fused_bias_act.cu": Preprocessing... Compiling... Failed!',
         "op-library-abi-flag-said": "causes an undefined symbol error. Removing it makes everything work.",
+        "jax-oom-beside-tensorflow": "import tensorflow_datasets as tfds",
     }
     return samples[signature.id]
 
@@ -2452,3 +2454,50 @@ def test_nvcc_missing_outside_an_op_build_is_not_a_failed_build():
     """A poster checking `nvcc --version` on a pip-wheel install: TF needs no nvcc, so nothing failed to build."""
     ids = [h.signature.id for h in scan(["$ nvcc --version", "bash: nvcc: command not found", ""]).hits]
     assert "op-build-nvcc-missing" not in ids
+
+
+def test_pytorch_out_of_memory_beside_tf_s_own_gpu_device_is_the_memory_tf_reserved():
+    """alibi-detect#432, finetuner#328: TF reserves nearly all of the GPU when it creates its device."""
+    created = (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1525] Created device /job:localhost/replica:0/task:0/"
+        "device:GPU:0 with 14626 MB memory:  -> device: 0, name: Tesla T4, pci bus id: 0000:00:04.0, compute capability: 7.5"
+    )
+    oom = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.76 GiB total capacity; 3.75 MiB free)"
+    )
+    beside = [h.signature.id for h in scan([created, oom]).hits]
+    assert "pytorch-oom-beside-tf-device" in beside and "oom-pytorch-cuda" not in beside
+    alone = [h.signature.id for h in scan([oom]).hits]
+    assert "oom-pytorch-cuda" in alone and "pytorch-oom-beside-tf-device" not in alone
+
+
+@pytest.mark.parametrize(
+    ("lines", "named"),
+    [
+        (
+            [
+                "import tensorflow_datasets as tfds",
+                "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory",
+            ],
+            True,
+        ),
+        # JAX alone running out is its own batch, not TF's reservation
+        (
+            [
+                "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1048576 bytes."
+            ],
+            False,
+        ),
+        # TF's own XLA running out is TF's out-of-memory, whatever it imported
+        (
+            [
+                "import tensorflow as tf",
+                "ResourceExhaustedError: Out of memory while trying to allocate 1048576 bytes.",
+            ],
+            False,
+        ),
+    ],
+)
+def test_jax_out_of_memory_is_tensorflow_s_reservation_only_where_tf_is_in_the_process(lines, named):
+    """google/flax#445, jax#1075's memory notes: TF and JAX both preallocate the GPU."""
+    assert ("jax-oom-beside-tensorflow" in [h.signature.id for h in scan([*lines, "", ""]).hits]) is named
