@@ -1259,7 +1259,8 @@ class LogScanner:
 
         Tried only after a line that matched no specific signature, and only for the line right
         after it when that line starts no record of its own and either follows a TensorFlow log
-        record or is indented (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word); where letters meet letters at the break, without first ("cuDevicePrimary" / "CtxRetain" is one word). A
+        record or a label ending in ':' (a path broken before "undefined symbol:"), or is indented
+        (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word); where letters meet letters at the break, without first ("cuDevicePrimary" / "CtxRetain" is one word). A
         fallback the record's first half met alone gives way to what the whole record says.
         """
         number, first = record
