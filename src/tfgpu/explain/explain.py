@@ -18,10 +18,10 @@ from tfgpu.knowledge.fixes import (
     target_tf_version,
     unreachable_dirs,
 )
-from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, render_template
+from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, other_cuda, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
-from tfgpu.model.explanation import Explanation, Problem, QuotedLine, Reading
-from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts
+from tfgpu.model.explanation import Explanation, FactsSetAside, Problem, QuotedLine, Reading, SetAsideReason
+from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts, TfBuildInfo
 from tfgpu.model.findings import Severity
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.client import NvmlClient
@@ -237,7 +237,7 @@ def explain_scanner(
     ``explain --run``): TF's notices of a missing CUDA are then harmless, and the script's own
     error comes first.
     """
-    set_aside = other_tensorflow(facts, scanner.tf_version)
+    set_aside = facts_set_aside(facts, scanner)
     if set_aside:
         facts = None
     context = context_of(facts)
@@ -257,14 +257,35 @@ def explain_scanner(
     )
 
 
-def other_tensorflow(facts: Facts | None, log_tf: str | None) -> str | None:
-    """This machine's TF release when the log names another one, else None.
+def facts_set_aside(facts: Facts | None, scanner: LogScanner) -> FactsSetAside | None:
+    """Why this machine's facts do not describe the log's run, or None when nothing in the log says so.
 
-    A log of TF 2.1 explained where TF 2.21 is installed (a colleague's log, or one written before an
-    upgrade) was not written by this environment: its CUDA, cuDNN and GPU are the log's, and reading
-    them against this machine's TF builds a mismatch neither had.
+    A log of TF 2.1 explained where TF 2.21 is installed (a colleague's log, one written before an
+    upgrade or in another environment) was not written by this environment: its CUDA, cuDNN and GPU
+    are the log's, and reading them against this machine's TF builds a mismatch neither had, and the
+    fix would be this machine's commands for another machine's problem. The log shows it by the TF
+    release it names, by another operating system's paths and libraries, or by the CUDA runtime its
+    TF loads: a TF asks for the runtime of the CUDA it was built with (``libcudart.so.11.0`` is a TF
+    2.4-2.10 build), which this machine's TF would not.
     """
-    if facts is None or log_tf is None or not isinstance(facts.tensorflow, TensorFlowFacts):
+    if facts is None:
         return None
-    mine = facts.tensorflow.version
-    return mine if mine and major_minor(mine) != major_minor(log_tf) else None
+    tf = facts.tensorflow if isinstance(facts.tensorflow, TensorFlowFacts) else None
+    if tf and tf.version and scanner.tf_version and major_minor(tf.version) != major_minor(scanner.tf_version):
+        return FactsSetAside(SetAsideReason.TENSORFLOW, f"TensorFlow {scanner.tf_version}", f"TensorFlow {tf.version}")
+    asked = scanner.cudart_asked
+    host_os = facts.host.os_name if isinstance(facts.host, HostFacts) else None
+    log_windows = scanner.windows_seen or (asked is not None and asked.windows)
+    if host_os and log_windows and host_os != "Windows":
+        return FactsSetAside(SetAsideReason.OS, "native Windows (its paths or DLLs)", host_os)
+    if host_os == "Windows" and asked is not None and not log_windows:
+        return FactsSetAside(SetAsideReason.OS, f"Linux (TF loads {asked.name})", host_os)
+    if asked is None or tf is None or not isinstance(tf.build, TfBuildInfo):
+        return None
+    log = f"a TensorFlow built for CUDA {asked.cuda} (it loads {asked.name})"
+    if not tf.build.is_cuda_build:
+        return FactsSetAside(SetAsideReason.CUDA_BUILD, log, f"TensorFlow {tf.version} without CUDA (a CPU build)")
+    built = tf.build.cuda_version
+    if built and other_cuda(asked.cuda, (built,)):
+        return FactsSetAside(SetAsideReason.CUDA_BUILD, log, f"TensorFlow {tf.version}, built for CUDA {built}")
+    return None

@@ -443,6 +443,13 @@ def _prints_its_groups(sig: Signature) -> bool:
     return any("{" + name + "}" in text for name in names for text in (sig.title, sig.cause, sig.fix))
 
 
+_TF_CUDART = re.compile(
+    r"(?:dynamic library '?|ImportError: |Could not find ')(?P<name>libcudart\.so\.(?P<so>\d+(?:\.\d+)?)|cudart64_(?P<dll>\d+)\.dll)"
+)
+"""The CUDA runtime TensorFlow itself loads or asks for, by the soname of the CUDA it was built with: its loader's
+"Successfully opened dynamic library libcudart.so.10.1" or "Could not load dynamic library 'cudart64_110.dll'", TF 1.x's
+link-time "ImportError: libcudart.so.9.0: ..." and its Windows check "Could not find 'cudart64_90.dll'". A user's own
+``ls`` of a CUDA directory names runtimes too, but not after these words."""
 _TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|\btf version[:=\s]+|tf\.__version__\W+|"
     r"tensorflow[-=](?:gpu-)?|\btf(?:[ -]gpu)? ?(?=v?\d+\.\d))"
@@ -826,6 +833,21 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class CudartAsked:
+    """The CUDA runtime a log's TensorFlow loads or asks for: it names the CUDA that TF was built with."""
+
+    name: str
+    """As TF names it: ``libcudart.so.11.0`` on Linux, ``cudart64_110.dll`` on Windows."""
+    cuda: str
+    """The CUDA release the name stands for (``cuda_version_of``): "11.0", "10.1", "12"."""
+
+    @property
+    def windows(self) -> bool:
+        """Whether the name is a Windows DLL: the log's TF ran on native Windows."""
+        return self.name.endswith(".dll")
+
+
+@dataclass(frozen=True)
 class ScanContext:
     """What is known about the machine the log came from (from the doctor's facts, or the log)."""
 
@@ -1030,6 +1052,7 @@ class LogScanner:
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
         self.tf_version: str | None = None
+        self.cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
         self.tfjs_node_version: str | None = None
         self.tfjs_version: str | None = None
         self.tfjs_node_seen = False
@@ -1137,6 +1160,12 @@ class LogScanner:
             match = _TF_VERSION.search(line)
             if match:
                 self.tf_version = match.group(1)
+        if self.cudart_asked is None and "cudart" in line:
+            asked = _TF_CUDART.search(line)
+            if asked:
+                self.cudart_asked = CudartAsked(
+                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
+                )
         if "tfjs" in line or "TensorFlow.js" in line:
             self._read_tfjs(line)
         self._pending.append((self.lines, line))

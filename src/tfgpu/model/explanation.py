@@ -20,6 +20,28 @@ class Reading(str, Enum):
     """No line is any signature's message: the paste resembles public reports of this problem most."""
 
 
+class SetAsideReason(str, Enum):
+    """What in a log shows a run in another environment than this machine's, whose facts are then left out."""
+
+    TENSORFLOW = "tensorflow"
+    """The log names another TensorFlow release."""
+    OS = "os"
+    """The log's paths and libraries are another operating system's (Windows DLLs read on Linux, or the reverse)."""
+    CUDA_BUILD = "cuda_build"
+    """The log's TensorFlow loads the CUDA runtime of a CUDA this machine's TensorFlow was not built for."""
+
+
+@dataclass(frozen=True)
+class FactsSetAside:
+    """This machine's facts left out of a log's diagnosis, and why: they describe another run than the log's."""
+
+    reason: SetAsideReason
+    log: str
+    """What the log shows: "TensorFlow 2.1", "native Windows (its paths or DLLs)", "a TensorFlow built for CUDA 11.0 …"."""
+    machine: str
+    """What this machine has instead: "TensorFlow 2.21.0", "Linux", "TensorFlow 2.21.0, built for CUDA 12.5.1"."""
+
+
 @dataclass(frozen=True)
 class QuotedLine:
     """A line of the log, by its 1-based number."""
@@ -57,6 +79,6 @@ class Explanation:
     long_lines_cut: int
     os: str | None
     tf_version: str | None
-    machine_tf_set_aside: str | None = None
-    """This machine's TF release where the log names another: its facts describe another environment
-    than the log's run, so they were left out of the diagnosis and the fixes."""
+    facts_set_aside: FactsSetAside | None = None
+    """Where the log shows another environment than this machine's (another TF release, OS or CUDA build),
+    why: its facts were left out of the diagnosis and the fixes."""

@@ -46,10 +46,11 @@ def _problem(console: Console, number: int, problem: Problem) -> None:
 
 def render_explanation_text(explanation: Explanation, console: Console) -> None:
     """The human report (log lines and values escaped where they enter: a log can carry terminal sequences)."""
-    if explanation.machine_tf_set_aside:
+    set_aside = explanation.facts_set_aside
+    if set_aside:
         console.print(
             styled(
-                f"This log is of TensorFlow {explanation.tf_version}, this machine has {explanation.machine_tf_set_aside}:"
+                f"This log shows {set_aside.log}, this machine has {set_aside.machine}:"
                 " the log is read on its own and the fixes are not this machine's commands.",
                 style="dim",
             ),

@@ -31,7 +31,8 @@ def test_explain_json_is_versioned(tmp_path):
     log = tmp_path / "train.log"
     log.write_text(MISMATCH)
     doc = run_cli("explain", str(log), "--json", "--no-facts").json
-    assert doc["schema_version"] == 2 and doc["command"] == "explain"  # 2: each problem says how it was told
+    assert doc["schema_version"] == 3 and doc["command"] == "explain"  # 3: why the facts were set aside
+    assert doc["facts_set_aside"] is None  # --no-facts: there were none to set aside
     assert doc["problems"][0]["id"] == "cudnn-version-mismatch" and doc["problems"][0]["lines"][0]["line_number"] == 1
     assert doc["problems"][0]["reading"] == "as_written"
 

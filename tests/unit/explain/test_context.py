@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import io
+from dataclasses import replace
 from types import SimpleNamespace
 
-from tfgpu.explain.explain import cuda_installed, cudnn_installed, fix_values, gpu_cc
+import pytest
+from tests.fakes.machines import gpu_machine
+
+from tfgpu.doctor.collect import collect_facts
+from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, fix_values, gpu_cc
+from tfgpu.knowledge.signatures import LogScanner
+from tfgpu.model.explanation import FactsSetAside, SetAsideReason
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.report.explanation import explanation_document
 
 
 def test_cuda_installed_reads_tfs_runtime_and_the_other_majors_on_the_path():
@@ -70,21 +79,106 @@ def test_without_facts_the_install_command_pins_a_release_only_where_it_has_the_
 
 def test_a_log_of_another_tf_release_is_read_on_its_own_not_against_this_machine(tmp_path):
     """A colleague's TF 2.1 log on a TF 2.21 machine: its CUDA 10.2 is compared with TF 2.1's build, not 2.21's."""
-    import io
-
-    from tests.fakes.machines import gpu_machine
-
-    from tfgpu.doctor.collect import collect_facts
-    from tfgpu.explain.explain import explain_file
-
     facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")  # TF 2.21 here
     log = tmp_path / "issue.txt"
     listing = "Tensorflow does not detect my GPU: tf.config.list_physical_devices('GPU') returns []"
     log.write_text(f"- TensorFlow version (use command below): 2.1.0\n- CUDA/cuDNN version: 10.2 / 7.6.5\n{listing}\n")
     explanation = explain_file(str(log), io.StringIO(), lambda: facts)
-    assert explanation.machine_tf_set_aside == "2.21.0"
+    assert explanation.facts_set_aside == FactsSetAside(
+        SetAsideReason.TENSORFLOW, "TensorFlow 2.1", "TensorFlow 2.21.0"
+    )
     assert explanation.problems[0].id == "tf-built-for-another-cuda"
     assert "TensorFlow 2.1 was built for CUDA 10.1" in explanation.problems[0].title
 
     log.write_text(f"TensorFlow version: 2.21.0\n{listing}\n")
-    assert explain_file(str(log), io.StringIO(), lambda: facts).machine_tf_set_aside is None
+    assert explain_file(str(log), io.StringIO(), lambda: facts).facts_set_aside is None
+
+
+CUDA_11_LOG = (
+    "2021-03-02 10:11:12.123456: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load "
+    "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: "
+    "No such file or directory\n"
+    "2021-03-02 10:11:15.000000: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1757] Cannot dlopen some GPU "
+    "libraries. Please make sure the missing libraries mentioned above are installed properly if you would like "
+    "to use GPU.\n"
+)
+
+
+@pytest.mark.parametrize("tf", ["gpu", "cpu"])
+def test_a_log_whose_tf_loads_another_cudas_runtime_is_read_on_its_own(tmp_path, tf):
+    """libcudart.so.11.0 is what a TF 2.4-2.10 build asks for: this machine's TF 2.21 (CUDA 12, or a CPU build
+    that loads no CUDA) did not write the log, so its facts and its pip are not the log's."""
+    facts = collect_facts(gpu_machine(tmp_path, tf=tf).sources(), tfgpu_version="test")
+    log = tmp_path / "train.log"
+    log.write_text(CUDA_11_LOG)
+    explanation = explain_file(str(log), io.StringIO(), lambda: facts)
+    built = "built for CUDA 12.5.1" if tf == "gpu" else "without CUDA (a CPU build)"
+    assert explanation.facts_set_aside == FactsSetAside(
+        SetAsideReason.CUDA_BUILD,
+        "a TensorFlow built for CUDA 11.0 (it loads libcudart.so.11.0)",
+        f"TensorFlow 2.21.0, {built}" if tf == "gpu" else f"TensorFlow 2.21.0 {built}",
+    )
+    assert explanation_document(explanation)["facts_set_aside"]["reason"] == "cuda_build"  # --json says why
+    mine = fix_values(facts, None)["pip"]  # this machine's interpreter, by its path
+    assert any("python -m pip install" in problem.fix for problem in explanation.problems)
+    assert not any(mine in problem.fix for problem in explanation.problems)
+
+
+def test_a_log_whose_tf_loads_this_machines_cuda_is_read_against_the_machine(tmp_path):
+    facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")
+    log = tmp_path / "train.log"
+    log.write_text(CUDA_11_LOG.replace("libcudart.so.11.0", "libcudart.so.12"))
+    assert explain_file(str(log), io.StringIO(), lambda: facts).facts_set_aside is None
+
+
+def test_a_windows_log_is_not_read_against_a_linux_machine_nor_a_linux_log_against_windows(tmp_path):
+    """A Windows run's DLLs and paths read on Linux (a colleague's log, an issue's paste), and the reverse."""
+    facts = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")
+    log = tmp_path / "train.log"
+    log.write_text(
+        "2021-06-16 17:38:03.802929: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully "
+        "opened dynamic library cudart64_110.dll\n"
+        "tensorflow.python.framework.errors_impl.NotFoundError: No algorithm worked!\n"
+    )
+    explanation = explain_file(str(log), io.StringIO(), lambda: facts)
+    assert explanation.facts_set_aside == FactsSetAside(
+        SetAsideReason.OS, "native Windows (its paths or DLLs)", "Linux"
+    )
+
+    windows = replace(facts, host=replace(facts.host, os_name="Windows"))
+    log.write_text(CUDA_11_LOG.replace("libcudart.so.11.0", "libcudart.so.12"))
+    assert explain_file(str(log), io.StringIO(), lambda: windows).facts_set_aside == FactsSetAside(
+        SetAsideReason.OS, "Linux (TF loads libcudart.so.12)", "Windows"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "asked"),
+    [
+        (
+            "I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library "
+            "libcudart.so.10.1",
+            ("libcudart.so.10.1", "10.1"),
+        ),
+        (
+            "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+            "'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+            ("cudart64_110.dll", "11.0"),
+        ),
+        (
+            "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory",
+            ("libcudart.so.9.0", "9.0"),
+        ),
+        (
+            "ImportError: Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be installed",
+            ("cudart64_90.dll", "9.0"),
+        ),
+        ("$ ls /usr/local/cuda/lib64/libcudart.so.11.0", None),  # the user's listing: not what TF asked for
+        ("-rwxr-xr-x 1 root root 394472 Jul 18 17:20 /usr/local/cuda/lib64/libcudart.so.8.0.27", None),
+    ],
+)
+def test_the_cuda_runtime_a_logs_tf_asks_for_is_read_from_tfs_own_lines(line, asked):
+    scanner = LogScanner()
+    scanner.feed(line)
+    got = scanner.cudart_asked
+    assert (got.name, got.cuda) == asked if asked else got is None
