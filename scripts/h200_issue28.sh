@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Issue 28 on the lent H200: real TensorFlow 2.21 / Keras 3.15 logs of known faults, for explain.
+# Each fault is a small user script run as a user runs it (TF's and Keras's default logging, stdout and
+# stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
+# The fault each script has is written in benchmarks/corpus/h200-faults.json before explain reads the
+# logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
+#   setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28.log 2>&1 </dev/null &
+#   bash scripts/h200_issue28.sh wait SECONDS
+set -u
+source scripts/h200_background.sh i28 "${1:-run}" "${2:-}"
+w=/tmp/f28; rm -rf "$w"; mkdir -p "$w"
+fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` with those variables; the log is $o/NAME.log
+  local name=$1; shift  # the command line shows a CUDA_VISIBLE_DEVICES the user typed, not the shell's own variables
+  local shown="python3 train.py"; [[ ${1:-} == CUDA_VISIBLE_DEVICES=* ]] && shown="$1 $shown"
+  echo "== $name"
+  ( cd "$w" && echo "\$ $shown" && env "$@" timeout 300 python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
+  tail -2 "$o/$name.log" | cut -c1-200
+}
+cat >"$w/oom-tensor.py" <<'PY'
+import tensorflow as tf
+x = tf.random.normal([220000, 220000])  # 193 GB of float32 on a 141 GB GPU
+print(float(tf.reduce_sum(x)))
+PY
+cat >"$w/oom-keras-fit.py" <<'PY'
+import tensorflow as tf, keras
+batch = 262144
+data = tf.data.Dataset.from_tensors((tf.zeros([batch, 4096]), tf.zeros([batch, 1]))).repeat(2)
+model = keras.Sequential([keras.Input((4096,)), keras.layers.Dense(65536, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(data, epochs=1, verbose=2)
+PY
+cat >"$w/holder.py" <<'PY'
+import time, tensorflow as tf
+x = tf.ones([1])  # TF reserves nearly all the GPU's memory for its allocator
+print("holder ready", flush=True)
+time.sleep(240)
+PY
+cat >"$w/oom-gpu-busy.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(4096, 784).astype("float32"), np.random.randint(0, 10, 4096)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(4096, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=1, batch_size=1024, verbose=2)
+PY
+cat >"$w/growth-after-init.py" <<'PY'
+import tensorflow as tf
+x = tf.ones([2, 2])
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.experimental.set_memory_growth(gpus[0], True)
+PY
+cat >"$w/growth-with-virtual.py" <<'PY'
+import tensorflow as tf
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=4096)])
+tf.config.experimental.set_memory_growth(gpus[0], True)
+print(tf.reduce_sum(tf.ones([4])))
+PY
+cat >"$w/fork-after-init.py" <<'PY'
+import multiprocessing as mp
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))  # the parent initialises CUDA
+def child():
+    print("child:", tf.reduce_sum(tf.ones([4])))
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    p = mp.Process(target=child)
+    p.start(); p.join(120)
+    print("child exit code", p.exitcode)
+PY
+cat >"$w/retracing.py" <<'PY'
+import tensorflow as tf
+@tf.function
+def scale(x):
+    return x * 2
+for step in range(12):
+    scale(step)  # a Python int: a new trace for every value
+print("done")
+PY
+cat >"$w/no-gpu-kernel.py" <<'PY'
+import tensorflow as tf
+tf.config.set_soft_device_placement(False)
+with tf.device("/GPU:0"):
+    print(tf.strings.as_string(tf.constant([1, 2])))
+PY
+cat >"$w/model-outside-scope.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MirroredStrategy()
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+with strategy.scope():
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(256, 8), np.random.rand(256, 1), epochs=1, verbose=2)
+PY
+cat >"$w/xla-py-function.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def step(x):
+    y = tf.py_function(lambda v: v * 2, [x], tf.float32)
+    return y + 1
+print(step(tf.ones([4])))
+PY
+cat >"$w/legacy-optimizer.py" <<'PY'
+import tensorflow as tf
+optimizer = tf.keras.optimizers.legacy.Adam(learning_rate=1e-3)
+print(optimizer)
+PY
+cat >"$w/cnn-ok.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+x, y = rng.random((8192, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, 8192)
+model = keras.Sequential([
+    keras.Input((28, 28, 1)),
+    keras.layers.Conv2D(32, 3, activation="relu"), keras.layers.MaxPooling2D(),
+    keras.layers.Flatten(), keras.layers.Dense(10),
+])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+model.fit(x, y, epochs=2, batch_size=128, verbose=2)
+PY
+cat >"$w/mixed-precision-ok.py" <<'PY'
+import numpy as np, keras
+keras.mixed_precision.set_global_policy("mixed_float16")
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10, dtype="float32")])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cp "$w/cnn-ok.py" "$w/gpu-hidden.py"
+cp "$w/cnn-ok.py" "$w/wheel-layout.py"
+
+fault oom-tensor
+fault oom-keras-fit
+( cd "$w" && python3 holder.py >"$o/holder.out" 2>&1 & )
+for _ in $(seq 60); do grep -q "holder ready" "$o/holder.out" 2>/dev/null && break; sleep 2; done
+nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-nvidia-smi.txt" 2>&1
+fault oom-gpu-busy
+pkill -f holder.py; sleep 3
+fault growth-after-init
+fault growth-with-virtual
+fault fork-after-init
+fault retracing
+fault no-gpu-kernel
+fault model-outside-scope
+fault xla-py-function
+fault legacy-optimizer
+fault cnn-ok
+fault mixed-precision-ok
+fault gpu-hidden CUDA_VISIBLE_DEVICES=-1
+# The wheel layout as pip leaves it: PYTHONPATH only, no library directory on LD_LIBRARY_PATH.
+fault wheel-layout LD_LIBRARY_PATH="$base_ld_library_path"
+touch "$o/done"
