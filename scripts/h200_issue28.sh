@@ -123,6 +123,7 @@ model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activati
 model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(x, y, epochs=2, batch_size=256, verbose=2)
 PY
+sed -e 's/Dense(4096/Dense(16384/' -e 's/batch_size=1024/batch_size=8192/' "$w/oom-gpu-busy.py" >"$w/oom-gpu-busy-large.py"
 cp "$w/cnn-ok.py" "$w/gpu-hidden.py"
 cp "$w/cnn-ok.py" "$w/wheel-layout.py"
 
@@ -132,6 +133,7 @@ fault oom-keras-fit
 for _ in $(seq 60); do grep -q "holder ready" "$o/holder.out" 2>/dev/null && break; sleep 2; done
 nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-nvidia-smi.txt" 2>&1
 fault oom-gpu-busy
+fault oom-gpu-busy-large
 pkill -f holder.py; sleep 3
 fault growth-after-init
 fault growth-with-virtual
