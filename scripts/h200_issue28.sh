@@ -2,7 +2,7 @@
 # Issue 28 on the lent H200: real TensorFlow 2.21 / Keras 3.15 logs of known faults, for explain.
 # Each fault is a small user script run as a user runs it (TF's and Keras's default logging, stdout and
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
-# The fault each script has is written in benchmarks/corpus/h200-faults.json before explain reads the
+# The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
 #   setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28.log 2>&1 </dev/null &
 #   bash scripts/h200_issue28.sh wait SECONDS

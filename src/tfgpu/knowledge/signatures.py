@@ -330,6 +330,14 @@ _MEMORY_AT_START = re.compile(
 no process held when TF started. A Jetson's GPU ("NVIDIA Tegra X2") shares the system's memory, so little of it free
 there is RAM the system uses, not another process holding the GPU: its device line is not read so."""
 _MEMORY_KEYS = ("otal memory:", "totalMemory:")
+_DEVICE_RESERVED = re.compile(
+    r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d+ with (?P<mb>\d+) MB memory\)?[^\n]*?name: (?P<name>[^,\n]+)"
+)
+"""TF 2.x's device line: the memory TF took for its allocator (what was free when it started, unless a limit was
+configured) and the GPU's name, which for data-center GPUs states the card's memory ("NVIDIA H100 80GB HBM3")."""
+_DEVICE_MEMORY_SIZE = re.compile(r"deviceMemorySize: (?P<size>[\d.]+)(?P<unit>[KMGT])iB")
+"""TF 2.1-2.10's "Found device 0 with properties" line: the GPU's whole memory."""
+_NAMED_MEMORY = re.compile(r"(?<![\d.])(?P<gb>\d{1,3}) ?GB\b")
 _GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d|gpu_bfc_allocator\.cc")
 """TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
 "Created TensorFlow device (...)"), or the GPU allocator each such device gets logging its settings
@@ -351,6 +359,23 @@ def held_at_start(found: re.Match[str]) -> bool:
     total = float(found["total"]) * _UNIT[found["total_unit"][0]]
     free = float(found["free"]) * _UNIT[found["free_unit"][0]]
     return total > 0 and free / total < BUSY_FREE_FRACTION
+
+
+def reserved_at_start_held(reserved_mb: int, total_mb: float) -> bool:
+    """Whether TF 2.x's device took less than half of the GPU's memory, as it does when others held the rest.
+
+    TF gives its allocator the memory that was free when it created the device. A configured limit
+    (``memory_limit``, a logical device) is read the same way, but users write round figures, MiB in
+    thousands or multiples of 256: those are not read as another process's memory.
+
+    Examples:
+        >>> reserved_at_start_held(1047, 80 * 1024)  # an H100 80GB another TF process held (measured, 2026-12-06)
+        True
+        >>> reserved_at_start_held(78752, 80 * 1024), reserved_at_start_held(4096, 80 * 1024)
+        (False, False)
+    """
+    configured = reserved_mb % 256 == 0 or reserved_mb % 1000 == 0
+    return not configured and total_mb > 0 and reserved_mb / total_mb < BUSY_FREE_FRACTION
 
 
 SHORT_LOG_LINES = 3
@@ -1045,6 +1070,8 @@ class LogScanner:
         self.no_driver_seen = False
         self.gpu_wanted = False
         self.gpu_held_seen = False
+        self.device_reserved: tuple[int, int | None] | None = None  # TF 2.x: MiB its device took, the GPU's by name
+        self.device_memory_mb: float | None = None  # the GPU's memory, as TF 2.1-2.10's device properties state it
         self.gpu_created_seen = False
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
@@ -1182,6 +1209,14 @@ class LogScanner:
             umbrella = _TFJS.search(line)
             self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
 
+    def _reserved_held(self) -> bool:
+        """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
+        if self.device_reserved is None:
+            return False
+        reserved, named = self.device_reserved
+        total = self.device_memory_mb or named
+        return total is not None and reserved_at_start_held(reserved, total)
+
     def _libtensorflow(self) -> str | None:
         """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
         version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
@@ -1248,6 +1283,15 @@ class LogScanner:
             self.gpu_created_seen = bool(_GPU_CREATED.search(block))
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS) and "Tegra" not in block:
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
+        if self.device_reserved is None and "MB memory" in block:
+            reserved = _DEVICE_RESERVED.search(block)
+            if reserved:
+                named = _NAMED_MEMORY.search(reserved["name"])
+                self.device_reserved = (int(reserved["mb"]), int(named["gb"]) * 1024 if named else None)
+        if self.device_memory_mb is None and "deviceMemorySize" in block:
+            size = _DEVICE_MEMORY_SIZE.search(block)
+            if size:
+                self.device_memory_mb = float(size["size"]) * _UNIT[size["unit"]] / 2**20
         if "reported version is" in block or "NVRM version" in block:
             for found in _DRIVER_REPORTED.finditer(block):
                 side, version = (
@@ -1378,7 +1422,7 @@ class LogScanner:
             cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),
             no_gpu=ctx.no_gpu,
             gpu=self._gpu_known(ctx.no_gpu),
-            gpu_held=ctx.gpu_held if ctx.gpu_held is not None else self.gpu_held_seen,
+            gpu_held=ctx.gpu_held if ctx.gpu_held is not None else (self.gpu_held_seen or self._reserved_held()),
             gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),

@@ -1,0 +1,72 @@
+"""explain on real TF 2.21 / Keras 3.15 logs of known faults, recorded on the lent GPU machine (issue 28).
+
+scripts/h200_issue28.sh made them on an H100 80GB (2026-12-06); each log's category was written in
+benchmarks/corpus/gpu-faults.json before the log existed. These are TF's own words of today, which the
+public corpus (mostly TF 1.x and early 2.x) has few of.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfgpu.explain.explain import explain_lines
+from tfgpu.model.findings import Severity
+
+ROOT = Path(__file__).resolve().parents[3]
+FAULTS = json.loads((ROOT / "benchmarks" / "corpus" / "gpu-faults.json").read_text())["faults"]
+LOGS = ROOT / "tests" / "fixtures" / "tf_logs" / "gpu-faults"
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_each_recorded_fault_is_named_as_registered(name):
+    fault = FAULTS[name]
+    explanation = explain_lines((LOGS / f"{name}.log").read_text().splitlines())
+    errors = [p for p in explanation.problems if p.severity is Severity.ERROR]
+    if fault["benign"]:
+        assert not errors, [p.id for p in errors]
+        assert fault["category"] in {h.category for h in explanation.harmless}
+    else:
+        assert explanation.problems and explanation.problems[0].category == fault["category"]
+
+
+def test_tfs_device_taking_little_of_the_gpu_is_another_process_holding_it():
+    """TF 2.21 gave its device 1047 MB of an 80 GB H100 that a second TF process held (holder-nvidia-smi.txt):
+    the run that fit is warned, the run that did not is told whose memory it was."""
+    held = (LOGS / "holder-nvidia-smi.txt").read_text()
+    assert "79283 MiB, 81559 MiB" in held
+    fit = explain_lines((LOGS / "oom-gpu-busy.log").read_text().splitlines())
+    assert [(p.id, p.severity) for p in fit.problems] == [("gpu-mostly-held-at-start", Severity.WARNING)]
+    failed = explain_lines((LOGS / "oom-gpu-busy-large.log").read_text().splitlines())
+    assert failed.problems[0].id == "oom-gpu-held-at-start"
+
+
+def test_a_configured_memory_limit_is_not_read_as_another_processs_memory():
+    line = (
+        "I0000 00:00:1796533159.197013    3735 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
+        "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
+    )
+    oom = "Allocator (GPU_0_bfc) ran out of memory trying to allocate 256.00MiB (rounded to 268435456)requested by op"
+    limited = explain_lines([line.format(mb=4096), oom])  # memory_limit=4096: the user's own cap
+    assert limited.problems[0].category == "oom"
+    whole = explain_lines([line.format(mb=78752), oom])  # TF took the whole GPU: its own model did not fit
+    assert whole.problems[0].category == "oom"
+    held = explain_lines([line.format(mb=1047), oom])
+    assert held.problems[0].category == "oom_gpu_busy"
+
+
+def test_a_pinned_op_is_told_by_the_device_types_its_kernels_have():
+    """TF 2.21's eager message lists the op's kernel device types: [CPU] alone is an op without a GPU kernel
+    (recorded), a list with GPU and a GPU index missing from the available devices is an index that does not exist."""
+    message = (
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: Could not satisfy device specification "
+        "'/job:localhost/replica:0/task:0/device:GPU:{index}'. enable_soft_placement=0. Supported device types "
+        "[{types}]. All available devices [/job:localhost/replica:0/task:0/device:GPU:0, "
+        "/job:localhost/replica:0/task:0/device:CPU:0]."
+    )
+    cpu_only = explain_lines([message.format(index=0, types="CPU")])
+    assert cpu_only.problems[0].category == "op_without_gpu_kernel"
+    beyond = explain_lines([message.format(index=1, types="GPU, CPU")])
+    assert beyond.problems[0].category == "invalid_device_ordinal"
