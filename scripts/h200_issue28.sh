@@ -4,10 +4,12 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-#   setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28.log 2>&1 </dev/null &
-#   bash scripts/h200_issue28.sh wait SECONDS
+# SET picks the faults: a (the first set, written from afterwards) or b (the second, registered and scored the same way).
+#   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
+#   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
-source scripts/h200_background.sh i28 "${1:-run}" "${2:-}"
+SET=${SET:-a}
+source scripts/h200_background.sh "i28$SET" "${1:-run}" "${2:-}"
 w=/tmp/f28; rm -rf "$w"; mkdir -p "$w"
 fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` with those variables; the log is $o/NAME.log
   local name=$1; shift  # the command line shows a CUDA_VISIBLE_DEVICES the user typed, not the shell's own variables
@@ -126,6 +128,128 @@ PY
 sed -e 's/Dense(4096/Dense(16384/' -e 's/batch_size=1024/batch_size=8192/' "$w/oom-gpu-busy.py" >"$w/oom-gpu-busy-large.py"
 cp "$w/cnn-ok.py" "$w/gpu-hidden.py"
 cp "$w/cnn-ok.py" "$w/wheel-layout.py"
+
+cat >"$w/visible-after-init.py" <<'PY'
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))
+tf.config.set_visible_devices([], "GPU")  # too late: the GPU is in use
+PY
+cat >"$w/virtual-after-init.py" <<'PY'
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
+PY
+cat >"$w/gpu-index-missing.py" <<'PY'
+import tensorflow as tf
+tf.config.set_soft_device_placement(False)
+with tf.device("/GPU:3"):  # this machine has one GPU
+    print(tf.matmul(tf.ones([4, 4]), tf.ones([4, 4])))
+PY
+cat >"$w/oom-embedding.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((16,), dtype="int32"), keras.layers.Embedding(40_000_000, 1024), keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.randint(0, 40_000_000, (512, 16)), np.random.rand(512, 1), epochs=1, verbose=2)
+PY
+cat >"$w/keras-experimental-import.py" <<'PY'
+import tensorflow as tf
+from tensorflow.keras.layers.experimental import preprocessing
+print(preprocessing.Rescaling(1 / 255))
+PY
+cat >"$w/keras-save-no-extension.py" <<'PY'
+import keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.save("saved_model_dir")
+PY
+cat >"$w/pydataset-fork.py" <<'PY'
+import numpy as np, keras
+class Batches(keras.utils.PyDataset):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+    def __len__(self):
+        return 16
+    def __getitem__(self, i):
+        return np.random.rand(64, 32).astype("float32"), np.random.rand(64, 1).astype("float32")
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(Batches(workers=4, use_multiprocessing=True), epochs=2, verbose=2)
+PY
+cat >"$w/xla-string-op.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def label(x):
+    return tf.strings.as_string(x)
+print(label(tf.constant([1.5, 2.5])))
+PY
+cat >"$w/placement-log-ok.py" <<'PY'
+import tensorflow as tf
+tf.debugging.set_log_device_placement(True)
+a = tf.random.normal([256, 256])
+print(float(tf.reduce_sum(tf.matmul(a, a))))
+PY
+cat >"$w/mirrored-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/int-matmul-pinned.py" <<'PY'
+import tensorflow as tf
+tf.config.set_soft_device_placement(False)
+with tf.device("/GPU:0"):
+    print(tf.linalg.matmul(tf.ones([4, 4], tf.int32), tf.ones([4, 4], tf.int32)))
+PY
+cat >"$w/oom-with-growth.py" <<'PY'
+import tensorflow as tf
+x = tf.zeros([120000, 120000])  # 57.6 GB
+y = tf.zeros([120000, 120000])  # and 57.6 GB more
+print(float(tf.reduce_sum(x + y)))
+PY
+cat >"$w/filler.py" <<'PY'
+import time, tensorflow as tf
+gpus = tf.config.list_physical_devices("GPU")
+total = tf.config.experimental.get_device_details(gpus[0]).get("device_name")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=81000)])
+x = tf.zeros([int(79 * 2**30 / 4)])  # fill it
+print("filler ready", total, flush=True)
+time.sleep(240)
+PY
+cat >"$w/shape-retracing.py" <<'PY'
+import tensorflow as tf
+@tf.function
+def total(x):
+    return tf.reduce_sum(x * x)
+for n in range(1, 13):
+    total(tf.ones([n, 3]))  # a new shape each call: a new trace
+print("done")
+PY
+cp "$w/cnn-ok.py" "$w/context-oom.py"
+
+if [ "$SET" = b ]; then
+  fault visible-after-init
+  fault virtual-after-init
+  fault gpu-index-missing
+  fault oom-embedding
+  fault keras-experimental-import
+  fault keras-save-no-extension
+  fault pydataset-fork
+  fault xla-string-op
+  fault placement-log-ok
+  fault mirrored-ok
+  fault int-matmul-pinned
+  fault oom-with-growth TF_FORCE_GPU_ALLOW_GROWTH=true
+  fault shape-retracing
+  ( cd "$w" && python3 filler.py >"$o/filler.out" 2>&1 & )
+  for _ in $(seq 60); do grep -q "filler ready" "$o/filler.out" 2>/dev/null && break; sleep 2; done
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/filler-nvidia-smi.txt" 2>&1
+  fault context-oom
+  pkill -f filler.py
+  touch "$o/done"
+  exit 0
+fi
 
 fault oom-tensor
 fault oom-keras-fit
