@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards) or b (the second, registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b or c (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -227,6 +227,120 @@ for n in range(1, 13):
 print("done")
 PY
 cp "$w/cnn-ok.py" "$w/context-oom.py"
+
+# Set c: registered after set b was written from (568638b), before any of its logs existed.
+cat >"$w/visible-wrong-index.py" <<'PY'
+import tensorflow as tf
+print("GPUs:", tf.config.list_physical_devices("GPU"))
+print(tf.reduce_sum(tf.matmul(tf.ones([256, 256]), tf.ones([256, 256]))))
+PY
+cat >"$w/determinism-augment.py" <<'PY'
+import tensorflow as tf
+tf.keras.utils.set_random_seed(1)
+tf.config.experimental.enable_op_determinism()
+images = tf.random.uniform([8, 64, 64, 3])
+print(tf.reduce_mean(tf.image.random_contrast(images, 0.5, 2.0)))  # test-time augmentation on the GPU
+PY
+cat >"$w/allocator-async-ok.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cp "$w/allocator-async-ok.py" "$w/allow-growth-one.py"
+cat >"$w/fit-workers.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, workers=4, use_multiprocessing=True)
+PY
+cat >"$w/fraction-oom.py" <<'PY'
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+config = tf.compat.v1.ConfigProto(gpu_options=tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=0.05))
+a = tf.random.normal([40000, 40000])  # 6.4 GB, and its product as much again
+total = tf.reduce_sum(tf.matmul(a, a))
+with tf.compat.v1.Session(config=config) as session:
+    print(session.run(total))
+PY
+cat >"$w/mirrored-two-gpus.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])  # written for a two-GPU machine
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/xla-oom.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def gram(seed):
+    a = tf.random.stateless_normal([150000, 150000], seed)  # 90 GB of float32
+    return tf.reduce_sum(tf.matmul(a, a, transpose_b=True))
+print(gram(tf.constant([1, 2])))
+PY
+cat >"$w/quiet-oom.py" <<'PY'
+import os
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"  # silence TensorFlow's log
+import tensorflow as tf
+x = tf.random.normal([220000, 220000])  # 193 GB of float32
+print(float(tf.reduce_sum(x)))
+PY
+cat >"$w/profiler-no-cupti.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2, callbacks=[keras.callbacks.TensorBoard("logs", profile_batch=(2, 6))])
+PY
+cat >"$w/jit-ok.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="gelu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/libdevice-missing.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def smooth(x):
+    return tf.math.erf(x) * tf.math.exp(-x * x)
+print(tf.reduce_sum(smooth(tf.random.normal([4096]))))
+PY
+cp "$w/libdevice-missing.py" "$w/ptxas-missing.py"
+cat >"$w/is-gpu-available-ok.py" <<'PY'
+import tensorflow as tf
+print("GPU available:", tf.test.is_gpu_available(cuda_only=True))
+print("GPU device:", tf.test.gpu_device_name())
+PY
+cp "$w/cnn-ok.py" "$w/partial-layout.py"
+
+if [ "$SET" = c ]; then
+  site=/root/tfgpu-stack/site/nvidia
+  away() {  # away DIR: hide a wheel's directory for one fault (a wheel the user lacks); back after it
+    mv "$site/$1" "$site/$1.away"; shift; fault "$@"; }
+  back() { for d in "$site"/*.away "$site"/*/*.away "$site"/*/*/*.away; do [ -e "$d" ] && mv "$d" "${d%.away}"; done; }
+  trap back EXIT
+  fault visible-wrong-index CUDA_VISIBLE_DEVICES=1
+  fault determinism-augment
+  fault allocator-async-ok TF_GPU_ALLOCATOR=cuda_malloc_async
+  fault allow-growth-one TF_FORCE_GPU_ALLOW_GROWTH=1
+  fault fit-workers
+  fault fraction-oom
+  fault mirrored-two-gpus
+  fault xla-oom
+  fault quiet-oom
+  fault jit-ok
+  fault is-gpu-available-ok
+  fault profiler-no-cupti  # the stack carries no nvidia-cuda-cupti-cu12 wheel: as a user who installed without it
+  away cuda_nvcc/nvvm/libdevice libdevice-missing; back
+  away cuda_nvcc/bin/ptxas ptxas-missing; back
+  # The wheel layout with only the directory TF's RUNPATH omits (cusolver) added, as a user who fixed the first error has it.
+  fault partial-layout LD_LIBRARY_PATH="$site/cusolver/lib${base_ld_library_path:+:$base_ld_library_path}"
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = b ]; then
   fault visible-after-init
