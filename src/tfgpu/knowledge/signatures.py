@@ -331,14 +331,14 @@ no process held when TF started. A Jetson's GPU ("NVIDIA Tegra X2") shares the s
 there is RAM the system uses, not another process holding the GPU: its device line is not read so."""
 _MEMORY_KEYS = ("otal memory:", "totalMemory:")
 _DEVICE_RESERVED = re.compile(
-    r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d+ with (?P<mb>\d+) MB memory\)?[^\n]*?name: (?P<name>[^,\n]+)"
+    r"Created (?:TensorFlow )?device \(?(?:/job:\S*?)?/device:GPU:\d+ with (?P<mb>\d+) MB memory\)?[^\n]*?name: (?P<name>[^,\n]+)"
 )
 """TF 2.x's device line: the memory TF took for its allocator (what was free when it started, unless a limit was
 configured) and the GPU's name, which for data-center GPUs states the card's memory ("NVIDIA H100 80GB HBM3")."""
 _DEVICE_MEMORY_SIZE = re.compile(r"deviceMemorySize: (?P<size>[\d.]+)(?P<unit>[KMGT])iB")
 """TF 2.1-2.10's "Found device 0 with properties" line: the GPU's whole memory."""
 _NAMED_MEMORY = re.compile(r"(?<![\d.])(?P<gb>\d{1,3}) ?GB\b")
-_GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?/job:\S*?/device:GPU:\d|gpu_bfc_allocator\.cc")
+_GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?(?:/job:\S*?)?/device:GPU:\d|gpu_bfc_allocator\.cc")
 """TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
 "Created TensorFlow device (...)"), or the GPU allocator each such device gets logging its settings
 (gpu_bfc_allocator.cc). A poster's "the GPU is not used" beside it is a GPU TF has, not one it lacks."""

@@ -20,7 +20,12 @@ FAULTS = json.loads((ROOT / "benchmarks" / "corpus" / "gpu-faults.json").read_te
 LOGS = ROOT / "tests" / "fixtures" / "tf_logs" / "gpu-faults"
 
 
-@pytest.mark.parametrize("name", sorted(FAULTS))
+CAPPED_LIKE_HELD = "fraction-oom"
+"""The one recorded miss: a per_process_gpu_memory_fraction cap leaves TF's device line as small as another
+process holding the GPU does, and a TF 2 log prints nothing else that tells them apart."""
+
+
+@pytest.mark.parametrize("name", sorted(set(FAULTS) - {CAPPED_LIKE_HELD}))
 def test_each_recorded_fault_is_named_as_registered(name):
     fault = FAULTS[name]
     explanation = explain_lines((LOGS / f"{name}.log").read_text().splitlines())
@@ -70,3 +75,13 @@ def test_a_pinned_op_is_told_by_the_device_types_its_kernels_have():
     assert cpu_only.problems[0].category == "op_without_gpu_kernel"
     beyond = explain_lines([message.format(index=1, types="GPU, CPU")])
     assert beyond.problems[0].category == "invalid_device_ordinal"
+
+
+def test_a_scripts_own_memory_cap_is_named_beside_another_process_holding_the_gpu():
+    """TF 2.21 with per_process_gpu_memory_fraction=0.05 created a 4053 MB device on the 80 GB H100, as a GPU
+    another process held would: explain's first reading is the held GPU, and it names the cap as the other reading."""
+    explanation = explain_lines((LOGS / f"{CAPPED_LIKE_HELD}.log").read_text().splitlines())
+    first, second = explanation.problems[:2]
+    assert (first.category, second.category) == ("oom_gpu_busy", FAULTS[CAPPED_LIKE_HELD]["category"])
+    assert "per_process_gpu_memory_fraction" in first.cause
+    assert "per_process_gpu_memory_fraction" in first.fix
