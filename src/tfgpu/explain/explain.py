@@ -13,6 +13,7 @@ from tfgpu.knowledge.compat import major_minor, version_key
 from tfgpu.knowledge.fixes import (
     AND_CUDA_SINCE,
     export_line,
+    for_windows,
     install_tf_with_cuda,
     pip,
     target_tf_version,
@@ -122,9 +123,10 @@ READING_NOTES = {
 """Said of a problem by how it was told: nothing for a message matched as written, how sure it is otherwise."""
 
 
-def _problem(hit: Hit, values: dict[str, str], severity: Severity) -> Problem:
+def _problem(hit: Hit, values: dict[str, str], severity: Severity, windows: bool) -> Problem:
     sig = hit.signature
     fields = {**values, **hit.groups}
+    fix = render_template(sig.fix, fields)
     return Problem(
         id=sig.id,
         category=sig.category,
@@ -132,7 +134,7 @@ def _problem(hit: Hit, values: dict[str, str], severity: Severity) -> Problem:
         severity=severity,
         benign=sig.benign,
         cause=render_template(sig.cause, fields) + READING_NOTES[hit.reading],
-        fix=render_template(sig.fix, fields),
+        fix=for_windows(fix) if windows else fix,
         sources=sig.sources,
         count=hit.count,
         lines=tuple(QuotedLine(n, t) for n, t in hit.quotes),
@@ -243,8 +245,9 @@ def explain_scanner(
     context = context_of(facts)
     result = scanner.result(replace(context, no_gpu=no_gpu) if no_gpu is not None else context)
     values = fix_values(facts, result.context.tf_version)
-    problems = tuple(_problem(h, values, result.severity(h)) for h in result.hits if not h.signature.benign)
-    harmless = tuple(_problem(h, values, result.severity(h)) for h in result.hits if h.signature.benign)
+    windows = result.context.os == "windows"  # the log's run was on Windows: its fixes are typed in cmd or PowerShell
+    problems = tuple(_problem(h, values, result.severity(h), windows) for h in result.hits if not h.signature.benign)
+    harmless = tuple(_problem(h, values, result.severity(h), windows) for h in result.hits if h.signature.benign)
     return Explanation(
         problems,
         harmless,

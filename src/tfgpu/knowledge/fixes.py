@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, version_key
@@ -109,6 +110,28 @@ def export_var(name: str, value: str) -> str:
     if not name.isidentifier() or not name.isascii():
         raise ValueError(f"not an environment variable name: {name!r}")
     return f"export {name}={shlex.quote(value)}"
+
+
+_POSIX_EXPORT = re.compile(r"\bexport (?P<name>(?!LD_LIBRARY_PATH\b)[A-Za-z_]\w*)=(?P<value>[\w.,:/=+-]*[\w/])")
+"""A fix's ``export NAME=value`` of a plain value; LD_LIBRARY_PATH is left, as no Windows loader reads it."""
+
+
+def for_windows(fix: str) -> str:
+    """The fix with each ``export NAME=value`` written for Windows's two shells.
+
+    Windows has no ``export``: cmd (and the Anaconda Prompt) sets a variable with ``set NAME=value``,
+    PowerShell with ``$env:NAME="value"``, and PowerShell's own ``set`` makes a shell variable TF never
+    sees, so both spellings are given.
+
+    Examples:
+        >>> for_windows("export TF_FORCE_GPU_ALLOW_GROWTH=true; if it persists, ...")
+        'set TF_FORCE_GPU_ALLOW_GROWTH=true (PowerShell: $env:TF_FORCE_GPU_ALLOW_GROWTH="true"); if it persists, ...'
+        >>> for_windows("install tf-keras and export TF_USE_LEGACY_KERAS=1, or port the code")
+        'install tf-keras and set TF_USE_LEGACY_KERAS=1 (PowerShell: $env:TF_USE_LEGACY_KERAS="1"), or port the code'
+    """
+    return _POSIX_EXPORT.sub(
+        lambda m: f'set {m["name"]}={m["value"]} (PowerShell: $env:{m["name"]}="{m["value"]}")', fix
+    )
 
 
 def unreachable_dirs(libraries: LibraryFacts) -> list[str]:

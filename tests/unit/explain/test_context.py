@@ -10,7 +10,7 @@ import pytest
 from tests.fakes.machines import gpu_machine
 
 from tfgpu.doctor.collect import collect_facts
-from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, fix_values, gpu_cc
+from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, explain_lines, fix_values, gpu_cc
 from tfgpu.knowledge.signatures import LogScanner
 from tfgpu.model.explanation import FactsSetAside, SetAsideReason
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
@@ -150,6 +150,32 @@ def test_a_windows_log_is_not_read_against_a_linux_machine_nor_a_linux_log_again
     assert explain_file(str(log), io.StringIO(), lambda: windows).facts_set_aside == FactsSetAside(
         SetAsideReason.OS, "Linux (TF loads libcudart.so.12)", "Windows"
     )
+
+
+def test_a_windows_logs_fix_sets_variables_in_cmd_and_powershell_not_with_export():
+    """Windows has no `export`: a Windows run's fix is typed in cmd (or the Anaconda Prompt) or PowerShell."""
+    failed = "tensorflow.python.framework.errors_impl.NotFoundError: No algorithm worked!"
+    windows = explain_lines(
+        [
+            "2021-06-16 17:38:03.802929: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully "
+            "opened dynamic library cudart64_110.dll",
+            failed,
+        ]
+    )
+    assert windows.os == "windows"
+    fix = windows.problems[0].fix
+    assert "set TF_FORCE_GPU_ALLOW_GROWTH=true" in fix
+    assert '$env:TF_FORCE_GPU_ALLOW_GROWTH="true"' in fix
+    assert "export " not in fix
+    linux = explain_lines(
+        [
+            "2021-06-16 17:38:03.802929: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully "
+            "opened dynamic library libcudart.so.11.0",
+            failed,
+        ]
+    )
+    assert linux.problems[0].id == windows.problems[0].id
+    assert "export TF_FORCE_GPU_ALLOW_GROWTH=true" in linux.problems[0].fix
 
 
 @pytest.mark.parametrize(
