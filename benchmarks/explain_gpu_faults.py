@@ -10,8 +10,9 @@ that works, no error and its harmless line named).
 
     PYTHONPATH=src:benchmarks python benchmarks/explain_gpu_faults.py
 
-Set a was written from once it was scored (13 of 16 before); set b was registered afterwards and scored with
-that base before anything was written from it (benchmarks/corpus/gpu-faults.json says which commit).
+Set a was written from once it was scored (13 of 16 before); sets b and c were each registered after the set
+before them had been written from, and scored with that base before anything was written from them
+(benchmarks/corpus/gpu-faults.json says which commit).
 """
 
 from __future__ import annotations
