@@ -9,17 +9,18 @@ from typing import BinaryIO, TextIO
 
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import major_minor, version_key
+from tfgpu.knowledge.compat import major_minor, newest_release, tf_release, version_key
 from tfgpu.knowledge.fixes import (
     AND_CUDA_SINCE,
     export_line,
     for_windows,
     install_tf_with_cuda,
+    nvidia_wheel_install,
     pip,
     target_tf_version,
     unreachable_dirs,
 )
-from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, other_cuda, render_template
+from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, cuda_version_of, other_cuda, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, FactsSetAside, Problem, QuotedLine, Reading, SetAsideReason
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts, TfBuildInfo
@@ -87,29 +88,56 @@ def cudnn_installed(facts: Facts) -> tuple[str, ...] | None:
     return tuple(sorted(versions)) or None
 
 
-def fix_values(facts: Facts | None, tf_version: str | None) -> dict[str, str]:
+def fix_values(
+    facts: Facts | None, tf_version: str | None, log_cuda: str | None = None, *, windows: bool = False
+) -> dict[str, str]:
     """Values for the fix templates: exact commands when the facts are known, generic ones otherwise.
 
     The ``[and-cuda]`` extra exists from TF 2.14: pinned to an older release it installs TF with no CUDA at
     all, so a log of an older TF gets the newest release with its CUDA, as the facts' own command does.
+    NVIDIA's library wheels are named for the CUDA of the TF that wrote the log (``log_cuda``, the runtime it
+    loads, else its release's tested build): a TF built for CUDA 11 or 10 is not helped by a ``-cu12`` wheel.
     """
     if facts is None:
         version = major_minor(tf_version) if tf_version else "2.21"
         pin = f"=={version}.*" if version_key(version) >= AND_CUDA_SINCE else ""
-        return {
-            "pip": "python -m pip",
+        pip_command = "python -m pip"
+        values = {
+            "pip": pip_command,
             "tf_install": f'python -m pip install "tensorflow[and-cuda]{pin}"',
             "export_line": GENERIC_EXPORT,
             "tf_version": version,
         }
-    libs = facts.libraries
-    dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
-    return {
-        "pip": pip(facts).rstrip(),
-        "tf_install": install_tf_with_cuda(facts),
-        "export_line": export_line(dirs) if dirs else GENERIC_EXPORT,
-        "tf_version": target_tf_version(facts),
+    else:
+        libs = facts.libraries
+        dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
+        pip_command = pip(facts).rstrip()
+        values = {
+            "pip": pip_command,
+            "tf_install": install_tf_with_cuda(facts),
+            "export_line": export_line(dirs) if dirs else GENERIC_EXPORT,
+            "tf_version": target_tf_version(facts),
+        }
+    release = tf_release(tf_version) if tf_version else None
+    cuda = _built_cuda(facts) or log_cuda or (release.cuda if release else None) or newest_release().cuda
+    cudnn_major = release.cudnn.split(".")[0] if release and release.cudnn[:1].isdigit() else ""
+    wheels = {
+        "cudnn_install": ("cudnn", "cuDNN", f"=={cudnn_major}.*" if cudnn_major else ""),
+        "nvcc_install": ("cuda-nvcc", "CUDA compiler (ptxas, libdevice)", ""),
+        "nccl_install": ("nccl", "NCCL", ""),
+        "cupti_install": ("cuda-cupti", "CUPTI", ""),
     }
+    for key, (package, label, wheel_pin) in wheels.items():
+        values[key] = nvidia_wheel_install(pip_command, package, label, cuda, windows=windows, pin=wheel_pin)
+    return values
+
+
+def _built_cuda(facts: Facts | None) -> str | None:
+    """The CUDA this machine's TF was built for, when the facts read it."""
+    tf = facts.tensorflow if facts is not None and isinstance(facts.tensorflow, TensorFlowFacts) else None
+    if tf is None or not isinstance(tf.build, TfBuildInfo) or not tf.build.is_cuda_build or not tf.build.cuda_version:
+        return None
+    return cuda_version_of(tf.build.cuda_version.rpartition("_")[2])  # a Windows build writes "64_112"
 
 
 READING_NOTES = {
@@ -244,8 +272,9 @@ def explain_scanner(
         facts = None
     context = context_of(facts)
     result = scanner.result(replace(context, no_gpu=no_gpu) if no_gpu is not None else context)
-    values = fix_values(facts, result.context.tf_version)
     windows = result.context.os == "windows"  # the log's run was on Windows: its fixes are typed in cmd or PowerShell
+    asked = scanner.cudart_asked
+    values = fix_values(facts, result.context.tf_version, asked.cuda if asked else None, windows=windows)
     problems = tuple(_problem(h, values, result.severity(h), windows) for h in result.hits if not h.signature.benign)
     harmless = tuple(_problem(h, values, result.severity(h), windows) for h in result.hits if h.signature.benign)
     return Explanation(

@@ -179,6 +179,28 @@ def test_a_windows_logs_fix_sets_variables_in_cmd_and_powershell_not_with_export
 
 
 @pytest.mark.parametrize(
+    ("runtime", "install"),
+    [
+        ("libcudart.so.12", "python -m pip install --upgrade nvidia-cudnn-cu12"),
+        ("libcudart.so.11.0", "python -m pip install nvidia-cudnn-cu11, then its lib directory on LD_LIBRARY_PATH"),
+        ("libcudart.so.10.0", "NVIDIA's cuDNN for CUDA 10.0; no pip wheel exists for CUDA 10"),
+        ("cudart64_110.dll", "NVIDIA's cuDNN for CUDA 11.0, its bin directory on PATH"),
+    ],
+)
+def test_a_fixs_nvidia_wheel_is_the_one_for_the_cuda_the_logs_tf_loads(runtime, install):
+    """A TF built for CUDA 11 or 10 is not helped by a -cu12 wheel, nor TF on native Windows by any wheel."""
+    explanation = explain_lines(
+        [
+            "I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library "
+            + runtime,
+            "tensorflow.python.framework.errors_impl.NotFoundError: No algorithm worked!",
+        ]
+    )
+    assert install in explanation.problems[0].fix
+    assert ("cu12" in explanation.problems[0].fix) == runtime.endswith(".so.12")
+
+
+@pytest.mark.parametrize(
     ("line", "asked"),
     [
         (

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tfgpu.explain.explain import fix_values
 from tfgpu.knowledge.archs import KernelSupport
 from tfgpu.knowledge.resemblance import load_resemblance
 from tfgpu.knowledge.signatures import (
@@ -524,8 +525,8 @@ def test_a_cuda_the_log_shows_installed_makes_a_missing_soname_the_wrong_cuda(sh
     assert scan([missing, shown]).context.cuda_installed == ("10.1",)
 
 
-FACT_FIELDS = {"pip", "tf_install", "export_line", "tf_version"}
-"""Template fields the machine's facts fill (knowledge/signatures.py); every other field is a pattern's group."""
+FACT_FIELDS = set(fix_values(None, None))
+"""Template fields explain fills from the facts or the log (explain.fix_values); every other field is a pattern's group."""
 
 
 @pytest.mark.parametrize("signature", [s for s in SIGNATURES if not s.fallback], ids=lambda s: s.id)
