@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b or c (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c or d (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -315,6 +315,82 @@ print("GPU available:", tf.test.is_gpu_available(cuda_only=True))
 print("GPU device:", tf.test.gpu_device_name())
 PY
 cp "$w/cnn-ok.py" "$w/partial-layout.py"
+
+# Set d: registered after set c was written from (db6638a), before any of its logs existed.
+cat >"$w/fit-generator.py" <<'PY'
+import numpy as np, keras
+def batches():
+    while True:
+        yield np.random.rand(64, 32).astype("float32"), np.random.rand(64, 1).astype("float32")
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit_generator(batches(), steps_per_epoch=8, epochs=2)
+PY
+cat >"$w/tf-session.py" <<'PY'
+import tensorflow as tf
+a = tf.constant([[1.0, 2.0]])
+sess = tf.Session()
+print(sess.run(tf.matmul(a, a, transpose_b=True)))
+PY
+cp "$w/allocator-async-ok.py" "$w/allocator-typo.py"
+cat >"$w/seedless-determinism.py" <<'PY'
+import tensorflow as tf
+tf.config.experimental.enable_op_determinism()
+noise = tf.random.normal([1024])
+print(float(tf.reduce_sum(noise)))
+PY
+cat >"$w/predict-oom.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((4096,)), keras.layers.Dense(65536, activation="relu"), keras.layers.Dense(1)])
+x = np.zeros((262144, 4096), dtype="float32")
+print(model.predict(x, batch_size=262144, verbose=2).shape)
+PY
+cat >"$w/bf16-ok.py" <<'PY'
+import numpy as np, keras
+keras.mixed_precision.set_global_policy("mixed_bfloat16")
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10, dtype="float32")])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/logical-split-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
+strategy = tf.distribute.MirroredStrategy()  # two logical GPUs on the one card
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cp "$w/jit-ok.py" "$w/xla-cache-ok.py"
+cat >"$w/save-weights-name.py" <<'PY'
+import keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.save_weights("weights.h5")
+PY
+cat >"$w/set-session.py" <<'PY'
+import tensorflow as tf
+config = tf.compat.v1.ConfigProto()
+config.gpu_options.allow_growth = True
+tf.keras.backend.set_session(tf.compat.v1.Session(config=config))
+print("session set")
+PY
+
+if [ "$SET" = d ]; then
+  fault fit-generator
+  fault tf-session
+  fault allocator-typo TF_GPU_ALLOCATOR=cuda_malloc_asynch
+  fault seedless-determinism
+  fault predict-oom
+  fault bf16-ok
+  fault logical-split-ok
+  fault xla-cache-ok TF_XLA_FLAGS=--tf_xla_persistent_cache_directory=/tmp/xla-cache
+  fault save-weights-name
+  fault set-session
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = c ]; then
   site=/root/tfgpu-stack/site/nvidia
