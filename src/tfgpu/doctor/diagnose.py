@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from tfgpu.doctor.checks.collectors import check_collectors
 from tfgpu.doctor.checks.cuda import check_cuda_libraries
@@ -11,7 +12,8 @@ from tfgpu.doctor.checks.environ import check_environ
 from tfgpu.doctor.checks.gpus import check_gpus
 from tfgpu.doctor.checks.probe import check_probe
 from tfgpu.doctor.checks.tensorflow import check_python, check_tensorflow
-from tfgpu.model.facts import Facts
+from tfgpu.knowledge.fixes import for_windows
+from tfgpu.model.facts import Facts, HostFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.results import Diagnosis
 
@@ -34,7 +36,10 @@ _SECTION_ORDER = {s: i for i, s in enumerate(Section)}
 
 
 def diagnose(facts: Facts, checks: Sequence[Check] = CHECKS) -> Diagnosis:
-    """Apply the checks; a check that raises becomes a ``doctor-check-failed`` error, not a crash."""
+    """Apply the checks; a check that raises becomes a ``doctor-check-failed`` error, not a crash.
+
+    On Windows each hint's ``export NAME=value`` is written for cmd and PowerShell.
+    """
     findings: list[Finding] = []
     for check in checks:
         try:
@@ -50,5 +55,7 @@ def diagnose(facts: Facts, checks: Sequence[Check] = CHECKS) -> Diagnosis:
                     hint="This is a tfgpu bug: please report it with the output of `tfgpu doctor --markdown`.",
                 )
             )
+    if isinstance(facts.host, HostFacts) and facts.host.os_name == "Windows":  # no `export` in cmd or PowerShell
+        findings = [replace(f, hint=for_windows(f.hint)) for f in findings]
     ordered = sorted(findings, key=lambda f: (_SECTION_ORDER[f.section], -f.severity.rank))
     return Diagnosis(facts, tuple(ordered))

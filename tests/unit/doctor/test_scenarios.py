@@ -757,3 +757,14 @@ def test_scenario_a_system_cudnn_from_apt_is_upgraded_with_apt(tmp_path):
     f = find(m.diagnose(), "cudnn-older-than-build")
     assert "(installed by deb libcudnn9-cuda-12 9.1.0.70-1)" in f.detail
     assert f.hint.startswith("sudo apt-get install cudnn9-cuda-12")
+
+
+def test_a_windows_machines_hints_set_variables_in_cmd_and_powershell(tmp_path):
+    """Windows has no `export`: the doctor's hints there are typed in cmd (or the Anaconda Prompt) or PowerShell."""
+    m = gpu_machine(tmp_path)
+    m.environ["TF_FORCE_GPU_ALLOW_GROWTH"] = "1"
+    facts = collect_facts(m.sources(), tfgpu_version="test")
+    assert find(diagnose(facts), "tf-allow-growth-invalid").hint == "export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    windows = replace(facts, host=replace(facts.host, os_name="Windows"))
+    hint = find(diagnose(windows), "tf-allow-growth-invalid").hint
+    assert hint == 'set TF_FORCE_GPU_ALLOW_GROWTH=true (PowerShell: $env:TF_FORCE_GPU_ALLOW_GROWTH="true")'

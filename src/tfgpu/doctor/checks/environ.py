@@ -38,7 +38,10 @@ def check_environ(facts: Facts) -> list[Finding]:
                 Severity.WARNING,
                 E,
                 f"TF_GPU_ALLOCATOR={allocator} is not a known allocator",
-                detail="The only accepted value is cuda_malloc_async; anything else makes TF fail at GPU start-up.",
+                detail=(
+                    "The only accepted value is cuda_malloc_async; older TF releases stop at GPU start-up on anything "
+                    "else ('Invalid allocator type'), TF 2.21 ignores it without a line and keeps its default allocator."
+                ),
                 hint="export TF_GPU_ALLOCATOR=cuda_malloc_async   (or: unset TF_GPU_ALLOCATOR)",
                 link=TF_GPU_GUIDE,
             )
