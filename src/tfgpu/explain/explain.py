@@ -119,8 +119,17 @@ def fix_values(
             "tf_version": target_tf_version(facts),
         }
     release = tf_release(tf_version) if tf_version else None
-    cuda = _built_cuda(facts) or log_cuda or (release.cuda if release else None) or newest_release().cuda
+    built = _built_cuda(facts)
+    cuda = built or log_cuda or (release.cuda if release else None) or newest_release().cuda
+    if built and facts is not None and isinstance(facts.tensorflow, TensorFlowFacts):
+        finds_wheels: bool | None = version_key(facts.tensorflow.version) >= AND_CUDA_SINCE
+    elif release:
+        finds_wheels = version_key(release.version) >= AND_CUDA_SINCE
+    else:
+        finds_wheels = True if version_key(cuda)[:1] >= (12,) else None  # every TF built for CUDA 12 is 2.15 or later
     cudnn_major = release.cudnn.split(".")[0] if release and release.cudnn[:1].isdigit() else ""
+    if not cudnn_major and version_key(cuda)[:1] == (11,):
+        cudnn_major = "8"  # every TF built for CUDA 11 (2.4 to 2.14) was built with cuDNN 8
     wheels = {
         "cudnn_install": ("cudnn", "cuDNN", f"=={cudnn_major}.*" if cudnn_major else ""),
         "nvcc_install": ("cuda-nvcc", "CUDA compiler (ptxas, libdevice)", ""),
@@ -128,7 +137,9 @@ def fix_values(
         "cupti_install": ("cuda-cupti", "CUPTI", ""),
     }
     for key, (package, label, wheel_pin) in wheels.items():
-        values[key] = nvidia_wheel_install(pip_command, package, label, cuda, windows=windows, pin=wheel_pin)
+        values[key] = nvidia_wheel_install(
+            pip_command, package, label, cuda, windows=windows, pin=wheel_pin, finds_wheels=finds_wheels
+        )
     return values
 
 

@@ -92,20 +92,28 @@ CUDA_WHEELS_FROM = 11
 
 
 def nvidia_wheel_install(
-    pip_command: str, package: str, label: str, cuda: str, *, windows: bool = False, pin: str = ""
+    pip_command: str,
+    package: str,
+    label: str,
+    cuda: str,
+    *,
+    windows: bool = False,
+    pin: str = "",
+    finds_wheels: bool | None = None,
 ) -> str:
     """How to install one of NVIDIA's CUDA libraries for the CUDA a TF was built for (``cuda``: "12.5", "11.2", "10.0").
 
-    TF from 2.14 finds the ``-cu12`` wheels in site-packages by itself; a TF built for CUDA 11 does not look
-    there, so its wheel needs its lib directory on LD_LIBRARY_PATH (TF 2.12's own install guide did that:
-    https://github.com/tensorflow/docs/pull/2214); CUDA 10 has no wheels, and TF on native Windows loads DLLs
+    TF from 2.14 (its ``and-cuda`` extra: CUDA 11.8 wheels for 2.14, CUDA 12 from 2.15) finds the wheels in
+    site-packages by itself (``finds_wheels``); an older TF does not look there, so the wheel needs its lib
+    directory on LD_LIBRARY_PATH (TF 2.12's own install guide did that: https://github.com/tensorflow/docs/pull/2214).
+    ``finds_wheels`` None is a TF of unknown release. CUDA 10 has no wheels, and TF on native Windows loads DLLs
     from PATH, not from pip's wheels.
 
     Examples:
-        >>> nvidia_wheel_install("python -m pip", "cudnn", "cuDNN", "12.5")
+        >>> nvidia_wheel_install("python -m pip", "cudnn", "cuDNN", "12.5", finds_wheels=True)
         'python -m pip install --upgrade nvidia-cudnn-cu12'
-        >>> nvidia_wheel_install("python -m pip", "cudnn", "cuDNN", "11.8", pin="==8.*")
-        "python -m pip install 'nvidia-cudnn-cu11==8.*', then its lib directory on LD_LIBRARY_PATH: a TF built for CUDA 11 does not look in site-packages"
+        >>> nvidia_wheel_install("python -m pip", "cudnn", "cuDNN", "11.8", pin="==8.*", finds_wheels=False)
+        "python -m pip install 'nvidia-cudnn-cu11==8.*', then its lib directory on LD_LIBRARY_PATH: TF before 2.14 does not look in site-packages"
         >>> nvidia_wheel_install("python -m pip", "cudnn", "cuDNN", "10.0")
         "NVIDIA's cuDNN for CUDA 10.0; no pip wheel exists for CUDA 10"
     """
@@ -114,13 +122,15 @@ def nvidia_wheel_install(
         return f"NVIDIA's {label} for CUDA {cuda}, its bin directory on PATH; TF on native Windows does not load pip's NVIDIA wheels"
     if major < CUDA_WHEELS_FROM:
         return f"NVIDIA's {label} for CUDA {cuda}; no pip wheel exists for CUDA {major}"
-    if major == CUDA_WHEELS_FROM:
-        wheel = shlex.quote(f"nvidia-{package}-cu{major}{pin}")
-        return (
-            f"{pip_command} install {wheel}, then its lib directory on LD_LIBRARY_PATH: "
-            f"a TF built for CUDA {major} does not look in site-packages"
-        )
-    return f"{pip_command} install --upgrade nvidia-{package}-cu{major}"
+    wheel = shlex.quote(f"nvidia-{package}-cu{major}{pin}")
+    if finds_wheels:
+        return f"{pip_command} install --upgrade {wheel}"
+    if finds_wheels is False:
+        return f"{pip_command} install {wheel}, then its lib directory on LD_LIBRARY_PATH: TF before 2.14 does not look in site-packages"
+    return (
+        f"{pip_command} install --upgrade {wheel}, and if TF does not find it, its lib directory on LD_LIBRARY_PATH: "
+        "TF before 2.14 does not look in site-packages"
+    )
 
 
 def export_line(dirs: list[str]) -> str:

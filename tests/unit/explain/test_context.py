@@ -182,7 +182,7 @@ def test_a_windows_logs_fix_sets_variables_in_cmd_and_powershell_not_with_export
     ("runtime", "install"),
     [
         ("libcudart.so.12", "python -m pip install --upgrade nvidia-cudnn-cu12"),
-        ("libcudart.so.11.0", "python -m pip install nvidia-cudnn-cu11, then its lib directory on LD_LIBRARY_PATH"),
+        ("libcudart.so.11.0", "python -m pip install --upgrade 'nvidia-cudnn-cu11==8.*', and if TF does not find it"),
         ("libcudart.so.10.0", "NVIDIA's cuDNN for CUDA 10.0; no pip wheel exists for CUDA 10"),
         ("cudart64_110.dll", "NVIDIA's cuDNN for CUDA 11.0, its bin directory on PATH"),
     ],
@@ -230,3 +230,13 @@ def test_the_cuda_runtime_a_logs_tf_asks_for_is_read_from_tfs_own_lines(line, as
     scanner.feed(line)
     got = scanner.cudart_asked
     assert (got.name, got.cuda) == asked if asked else got is None
+
+
+def test_a_known_releases_cudnn_wheel_is_pinned_to_its_cudnn_and_says_whether_tf_finds_it():
+    """TF 2.14's and-cuda extra brought CUDA 11.8 wheels that TF finds; TF 2.12 needed LD_LIBRARY_PATH (tensorflow/docs#2214)."""
+    assert fix_values(None, "2.14")["cudnn_install"] == "python -m pip install --upgrade 'nvidia-cudnn-cu11==8.*'"
+    assert fix_values(None, "2.12")["cudnn_install"] == (
+        "python -m pip install 'nvidia-cudnn-cu11==8.*', then its lib directory on LD_LIBRARY_PATH: "
+        "TF before 2.14 does not look in site-packages"
+    )
+    assert fix_values(None, "2.21")["nvcc_install"] == "python -m pip install --upgrade nvidia-cuda-nvcc-cu12"
