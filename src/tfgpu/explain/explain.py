@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO, TextIO
 
 from tfgpu.explain.reader import LogReader, NotALogError
 from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import major_minor, newest_release, tf_release, version_key
+from tfgpu.knowledge.compat import major_minor, newest_release, releases_built_for_cuda, tf_release, version_key
 from tfgpu.knowledge.fixes import (
     AND_CUDA_SINCE,
     export_line,
@@ -118,29 +119,41 @@ def fix_values(
             "export_line": export_line(dirs) if dirs else GENERIC_EXPORT,
             "tf_version": target_tf_version(facts),
         }
-    release = tf_release(tf_version) if tf_version else None
-    built = _built_cuda(facts)
-    cuda = built or log_cuda or (release.cuda if release else None) or newest_release().cuda
-    if built and facts is not None and isinstance(facts.tensorflow, TensorFlowFacts):
-        finds_wheels: bool | None = version_key(facts.tensorflow.version) >= AND_CUDA_SINCE
-    elif release:
-        finds_wheels = version_key(release.version) >= AND_CUDA_SINCE
-    else:
-        finds_wheels = True if version_key(cuda)[:1] >= (12,) else None  # every TF built for CUDA 12 is 2.15 or later
-    cudnn_major = release.cudnn.split(".")[0] if release and release.cudnn[:1].isdigit() else ""
-    if not cudnn_major and version_key(cuda)[:1] == (11,):
-        cudnn_major = "8"  # every TF built for CUDA 11 (2.4 to 2.14) was built with cuDNN 8
-    wheels = {
-        "cudnn_install": ("cudnn", "cuDNN", f"=={cudnn_major}.*" if cudnn_major else ""),
-        "nvcc_install": ("cuda-nvcc", "CUDA compiler (ptxas, libdevice)", ""),
-        "nccl_install": ("nccl", "NCCL", ""),
-        "cupti_install": ("cuda-cupti", "CUPTI", ""),
-    }
-    for key, (package, label, wheel_pin) in wheels.items():
-        values[key] = nvidia_wheel_install(
-            pip_command, package, label, cuda, windows=windows, pin=wheel_pin, finds_wheels=finds_wheels
-        )
+    values.update(_wheel_values(pip_command, facts, tf_version, log_cuda, windows))
     return values
+
+
+def _wheel_values(
+    pip_command: str, facts: Facts | None, tf_version: str | None, log_cuda: str | None, windows: bool
+) -> dict[str, str]:
+    """How to install NVIDIA's cuDNN, compiler, NCCL and CUPTI for the TF that wrote the log.
+
+    Its CUDA is this machine's TF build's, else the runtime the log's TF loads, else its release's. Whether that TF
+    finds pip's wheels by itself, and the cuDNN major to pin, come from its release, or from every release built
+    for that CUDA when the log names none (all CUDA 11 releases were built with cuDNN 8; some found wheels, some not).
+    """
+    release = tf_release(tf_version) if tf_version else None
+    cuda = _built_cuda(facts) or log_cuda or (release.cuda if release else None) or newest_release().cuda
+    major = version_key(cuda)[0] if version_key(cuda) else 0
+    runs = (release,) if release else releases_built_for_cuda(major)
+    finds = {version_key(r.version) >= AND_CUDA_SINCE for r in runs}
+    if not runs and major > version_key(newest_release().cuda)[0]:
+        finds = {True}  # a CUDA newer than every known release's: a TF newer than the table, which finds its wheels
+    cudnn_majors = {m.group() for r in runs if (m := re.match(r"\d+", r.cudnn))}
+    finds_wheels = finds.pop() if len(finds) == 1 else None
+    cudnn_pin = f"=={cudnn_majors.pop()}.*" if len(cudnn_majors) == 1 else ""
+    wheels = {
+        "cudnn_install": ("cudnn", "cuDNN", cudnn_pin),
+        "nvcc_install": ("cuda_nvcc", "CUDA compiler (ptxas, libdevice)", ""),
+        "nccl_install": ("nccl", "NCCL", ""),
+        "cupti_install": ("cuda_cupti", "CUPTI", ""),
+    }
+    return {
+        key: nvidia_wheel_install(
+            pip_command, wheel_dir, label, cuda, windows=windows, pin=pin, finds_wheels=finds_wheels
+        )
+        for key, (wheel_dir, label, pin) in wheels.items()
+    }
 
 
 def _built_cuda(facts: Facts | None) -> str | None:

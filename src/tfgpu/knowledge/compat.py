@@ -124,6 +124,16 @@ def tf_release(tf_version: str, platform: str = "linux-gpu") -> TfRelease | None
     return next((r for r in tf_releases(platform) if major_minor(r.version) == wanted), None)
 
 
+def releases_built_for_cuda(cuda_major: int, platform: str = "linux-gpu") -> tuple[TfRelease, ...]:
+    """The GPU releases built for one CUDA major: what a log tells of its TF when it names only the CUDA runtime it loads.
+
+    Examples:
+        >>> sorted({r.cudnn.split(".")[0] for r in releases_built_for_cuda(11)})  # TF 2.4 to 2.14
+        ['8']
+    """
+    return tuple(r for r in tf_releases(platform) if r.gpu_supported and version_key(r.cuda)[:1] == (cuda_major,))
+
+
 def libtensorflow_of_tfjs(tfjs_node_version: str) -> str | None:
     """The TensorFlow C library a tfjs-node(-gpu) release downloads (tfjs_node.csv), or None before the table.
 

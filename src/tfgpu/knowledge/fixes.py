@@ -7,13 +7,14 @@ import re
 import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, version_key
-from tfgpu.knowledge.libraries import dependency_wheel
+from tfgpu.knowledge.libraries import dependency_wheel, wheel_distribution
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
 TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
 AND_CUDA_SINCE = (2, 14)
 """The first TensorFlow with the ``and-cuda`` extra (TF 2.14.0's release notes); pip ignores it for older ones."""
+_BEFORE_AND_CUDA = f"TF before {'.'.join(map(str, AND_CUDA_SINCE))} does not look in site-packages"
 REPLACED_BY_TENSORFLOW = ("tensorflow-gpu", "tensorflow-cpu")
 """Distributions that write the same tensorflow/ package as ``tensorflow``: left installed, the two overwrite each other."""
 
@@ -93,7 +94,7 @@ CUDA_WHEELS_FROM = 11
 
 def nvidia_wheel_install(
     pip_command: str,
-    package: str,
+    wheel_dir: str,
     label: str,
     cuda: str,
     *,
@@ -101,7 +102,7 @@ def nvidia_wheel_install(
     pin: str = "",
     finds_wheels: bool | None = None,
 ) -> str:
-    """How to install one of NVIDIA's CUDA libraries for the CUDA a TF was built for (``cuda``: "12.5", "11.2", "10.0").
+    """How to install the NVIDIA wheel of ``site-packages/nvidia/<wheel_dir>`` for a TF's CUDA ("12.5", "11.2", "10.0").
 
     TF from 2.14 (its ``and-cuda`` extra: CUDA 11.8 wheels for 2.14, CUDA 12 from 2.15) finds the wheels in
     site-packages by itself (``finds_wheels``); an older TF does not look there, so the wheel needs its lib
@@ -122,14 +123,14 @@ def nvidia_wheel_install(
         return f"NVIDIA's {label} for CUDA {cuda}, its bin directory on PATH; TF on native Windows does not load pip's NVIDIA wheels"
     if major < CUDA_WHEELS_FROM:
         return f"NVIDIA's {label} for CUDA {cuda}; no pip wheel exists for CUDA {major}"
-    wheel = shlex.quote(f"nvidia-{package}-cu{major}{pin}")
+    wheel = shlex.quote(wheel_distribution(wheel_dir, str(major)) + pin)
     if finds_wheels:
         return f"{pip_command} install --upgrade {wheel}"
     if finds_wheels is False:
-        return f"{pip_command} install {wheel}, then its lib directory on LD_LIBRARY_PATH: TF before 2.14 does not look in site-packages"
+        return f"{pip_command} install {wheel}, then its lib directory on LD_LIBRARY_PATH: {_BEFORE_AND_CUDA}"
     return (
         f"{pip_command} install --upgrade {wheel}, and if TF does not find it, its lib directory on LD_LIBRARY_PATH: "
-        "TF before 2.14 does not look in site-packages"
+        + _BEFORE_AND_CUDA
     )
 
 
