@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c or d (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d or e (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -14,8 +14,8 @@ w=/tmp/f28; rm -rf "$w"; mkdir -p "$w"
 fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` with those variables; the log is $o/NAME.log
   local name=$1; shift  # the command line shows a CUDA_VISIBLE_DEVICES the user typed, not the shell's own variables
   local shown="python3 train.py"; [[ ${1:-} == CUDA_VISIBLE_DEVICES=* ]] && shown="$1 $shown"
-  echo "== $name"
-  ( cd "$w" && echo "\$ $shown" && env "$@" timeout 300 python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
+  echo "== $name"  # LIMIT: seconds before the run is killed (a fault that hangs instead of failing)
+  ( cd "$w" && echo "\$ $shown" && env "$@" timeout "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
   tail -2 "$o/$name.log" | cut -c1-200
 }
 cat >"$w/oom-tensor.py" <<'PY'
@@ -369,6 +369,145 @@ config.gpu_options.allow_growth = True
 tf.keras.backend.set_session(tf.compat.v1.Session(config=config))
 print("session set")
 PY
+
+# Set e: registered after set d was written from (84cdc7b), before any of its logs existed.
+cat >"$w/gpu-holder.py" <<'PY'
+import ctypes, sys, time
+keep = int(sys.argv[1]) << 20  # MiB left free for the next process
+cuda = ctypes.CDLL("libcuda.so.1")
+dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+assert cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0
+assert cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0 and cuda.cuCtxSetCurrent(ctx) == 0
+free, total, ptr = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_uint64()
+def left():
+    cuda.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total))
+    return free.value
+while left() - keep > 2 << 20:
+    chunk = min(1 << 30, (left() - keep) // (2 << 20) * (2 << 20))
+    if cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(chunk)) != 0:
+        break
+print(f"holder ready: {left() >> 20} MiB of {total.value >> 20} MiB free", flush=True)
+time.sleep(600)
+PY
+cp "$w/cnn-ok.py" "$w/busy-tight-cnn.py"
+cp "$w/allocator-async-ok.py" "$w/busy-tight-mlp.py"
+cp "$w/cnn-ok.py" "$w/busy-full-cnn.py"
+cp "$w/libdevice-missing.py" "$w/ptxas-old-on-path.py"
+cp "$w/libdevice-missing.py" "$w/ptxas-old-data-dir.py"
+cat >"$w/rnn-mask-left-padded.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+tokens = rng.integers(1, 1000, (2048, 40))
+for row, length in zip(tokens, rng.integers(5, 40, 2048)):
+    row[: 40 - length] = 0  # pre-padding, as keras.utils.pad_sequences does by default
+labels = rng.integers(0, 2, 2048)
+model = keras.Sequential([keras.Input((40,)), keras.layers.Embedding(1000, 64, mask_zero=True), keras.layers.LSTM(64), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+model.fit(tokens, labels, epochs=2, batch_size=128, verbose=2)
+PY
+cat >"$w/rnn-fully-masked.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+tokens = rng.integers(1, 1000, (2048, 40))
+for row, length in zip(tokens, rng.integers(0, 40, 2048)):
+    row[length:] = 0  # post-padding; a length of 0 leaves an empty sequence
+labels = rng.integers(0, 2, 2048)
+model = keras.Sequential([keras.Input((40,)), keras.layers.Embedding(1000, 64, mask_zero=True), keras.layers.GRU(64), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+model.fit(tokens, labels, epochs=2, batch_size=128, verbose=2)
+PY
+cat >"$w/nccl-logical-duplicate.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
+strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.NcclAllReduce())
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/cpu-on-purpose-ok.py" <<'PY'
+import tensorflow as tf
+tf.config.set_visible_devices([], "GPU")  # this experiment runs on the CPU on purpose
+import numpy as np, keras
+x, y = np.random.rand(4096, 32).astype("float32"), np.random.rand(4096, 1).astype("float32")
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/growth-no-gpu.py" <<'PY'
+import tensorflow as tf
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.experimental.set_memory_growth(gpus[0], True)
+print("memory growth on", gpus[0].name)
+PY
+cat >"$w/xla-dynamic-shape.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def distinct(x):
+    values, _ = tf.unique(x)  # an output whose size depends on the data
+    return tf.reduce_sum(values)
+print(distinct(tf.constant([1, 2, 2, 3, 3, 3])))
+PY
+cat >"$w/export-ok.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+model.export("exported_model")  # a SavedModel for TF Serving
+PY
+cat >"$w/cache-partial-ok.py" <<'PY'
+import tensorflow as tf, keras
+data = tf.data.Dataset.from_tensor_slices((tf.random.normal([4096, 32]), tf.random.normal([4096, 1])))
+data = data.cache().shuffle(4096).batch(256)
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(data.take(4), epochs=2, verbose=2)  # a quick check on a few batches of the cached dataset
+PY
+cp "$w/cnn-ok.py" "$w/stub-libcuda.py"
+cat >"$w/mixed-precision-experimental.py" <<'PY'
+import tensorflow as tf
+policy = tf.keras.mixed_precision.experimental.Policy("mixed_float16")  # TF 2.3's API
+tf.keras.mixed_precision.experimental.set_policy(policy)
+PY
+
+if [ "$SET" = e ]; then
+  hold() {  # hold MIB: another process takes all of the GPU's memory but MIB, until the next release
+    ( cd "$w" && env -u PYTHONPATH python3 gpu-holder.py "$1" >"$o/holder-$1.out" 2>&1 & )
+    for _ in $(seq 60); do grep -q "holder ready" "$o/holder-$1.out" 2>/dev/null && break; sleep 1; done
+    nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-$1-nvidia-smi.txt" 2>&1; }
+  release() { pkill -f gpu-holder.py; sleep 3; }
+  hold 640
+  LIMIT=150 fault busy-tight-cnn
+  LIMIT=150 fault busy-tight-mlp
+  release
+  hold 128
+  LIMIT=150 fault busy-full-cnn
+  release
+  # A CUDA 11.8 toolkit (nvidia-cuda-nvcc-cu11's files: bin/ptxas 11.8, nvvm/libdevice) installed beside the wheels.
+  old=/opt/cuda-11.8; mkdir -p "$old"
+  python3 -m zipfile -e /root/nvcc-cu11.whl /tmp/nvcc-cu11 && cp -r /tmp/nvcc-cu11/nvidia/cuda_nvcc/. "$old/"
+  chmod +x "$old/bin/ptxas"; "$old/bin/ptxas" --version >"$o/old-ptxas-version.txt" 2>&1
+  LIMIT=200 fault ptxas-old-on-path PATH="$old/bin:$PATH"
+  LIMIT=200 fault ptxas-old-data-dir XLA_FLAGS=--xla_gpu_cuda_data_dir=$old
+  fault rnn-mask-left-padded
+  fault rnn-fully-masked
+  LIMIT=150 fault nccl-logical-duplicate
+  fault cpu-on-purpose-ok
+  fault growth-no-gpu CUDA_VISIBLE_DEVICES=
+  fault xla-dynamic-shape
+  fault export-ok
+  fault cache-partial-ok
+  stub=$(ls /usr/local/cuda*/lib64/stubs/libcuda.so /usr/local/cuda*/targets/*/lib/stubs/libcuda.so 2>/dev/null | head -1)
+  echo "stub: ${stub:-none}" >"$o/stub.txt"
+  if [ -n "$stub" ]; then
+    mkdir -p /tmp/stubdir && ln -sf "$stub" /tmp/stubdir/libcuda.so.1
+    fault stub-libcuda LD_LIBRARY_PATH="/tmp/stubdir:$LD_LIBRARY_PATH"
+  fi
+  fault mixed-precision-experimental
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = d ]; then
   fault fit-generator
