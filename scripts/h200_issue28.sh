@@ -441,13 +441,19 @@ gpus = tf.config.list_physical_devices("GPU")
 tf.config.experimental.set_memory_growth(gpus[0], True)
 print("memory growth on", gpus[0].name)
 PY
-cat >"$w/xla-dynamic-shape.py" <<'PY'
+cat >"$w/xla-bicubic.py" <<'PY'
 import tensorflow as tf
 @tf.function(jit_compile=True)
-def distinct(x):
-    values, _ = tf.unique(x)  # an output whose size depends on the data
-    return tf.reduce_sum(values)
-print(distinct(tf.constant([1, 2, 2, 3, 3, 3])))
+def augment(images):
+    return tf.image.resize(images, [96, 96], method="bicubic")  # upscale a batch inside a compiled step
+print(augment(tf.random.uniform([8, 64, 64, 3])).shape)
+PY
+cat >"$w/xla-random-shuffle.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def mix(batch):
+    return tf.random.shuffle(batch)  # shuffle the rows of a batch inside a compiled step
+print(mix(tf.reshape(tf.range(32.0), [8, 4])))
 PY
 cat >"$w/export-ok.py" <<'PY'
 import numpy as np, keras
@@ -495,7 +501,8 @@ if [ "$SET" = e ]; then
   LIMIT=150 fault nccl-logical-duplicate
   fault cpu-on-purpose-ok
   fault growth-no-gpu CUDA_VISIBLE_DEVICES=
-  fault xla-dynamic-shape
+  fault xla-bicubic
+  fault xla-random-shuffle
   fault export-ok
   fault cache-partial-ok
   stub=$(ls /usr/local/cuda*/lib64/stubs/libcuda.so /usr/local/cuda*/targets/*/lib/stubs/libcuda.so 2>/dev/null | head -1)
