@@ -68,6 +68,7 @@ CONTEXT = {
     "nvidia-smi-missing-in-container": ScanContext(container=True),
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
+    "cudnn-handle-gpu-held-at-start": ScanContext(gpu_held=True),
     "pytorch-oom-beside-tf-device": ScanContext(gpu_created=True),  # TF's device line in the same log
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
@@ -546,6 +547,54 @@ def test_every_pattern_fills_every_field_its_signature_prints(signature: Signatu
     )
     for pattern in signature.patterns:
         assert fields <= set(pattern.groupindex), (signature.id, pattern.pattern, fields - set(pattern.groupindex))
+
+
+def test_a_cudnn_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
+    """GPU fault set e: with another process holding all but 640 MiB of the H100, TF 2.21 made a 116 MB device
+    and cuDNN could not create its handle; memory growth (the usual fix) cannot help when the memory is not TF's."""
+    device = (
+        "I0000 00:00:1796551255.249578    1151 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
+        "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
+    )
+    handle = "E0000 00:00:1796551257.035837    1243 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    held = scan([device.format(mb=116), handle])
+    assert held.hits[0].signature.id == "cudnn-handle-gpu-held-at-start"
+    assert "nvidia-smi" in held.hits[0].signature.fix
+    whole = scan([device.format(mb=78752), handle])  # TF took the whole GPU itself: its reservation starved cuDNN
+    assert whole.hits[0].signature.id == "cudnn-handle-internal-error"
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "tensorflow.python.framework.errors_impl.InternalError: cudaSetDevice() on GPU:0 failed. Status: out of memory",
+            "oom_gpu_busy",
+        ),
+        # the same call failing for another reason is not a busy GPU
+        (
+            "InternalError: cudaSetDevice() on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable",
+            "gpu_exclusive_process_busy",
+        ),
+    ],
+)
+def test_a_cuda_context_that_finds_no_memory_is_a_gpu_others_hold(line, category):
+    assert scan([line]).hits[0].signature.category == category
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        (
+            "assertion failed: [You are passing a RNN mask that does not correspond to right-padded sequences, while using cuDNN, which is not supported.",
+            True,
+        ),
+        ("Layer lstm will use cuDNN kernels when running on GPU.", False),
+    ],
+)
+def test_keras_refusing_a_mask_cudnn_cannot_take_is_named(line, named):
+    """Keras's check in keras/src/backend/tensorflow/rnn.py, recorded on the GPU (set e: pre-padded and empty sequences)."""
+    assert ("rnn-mask-not-right-padded" in [h.signature.id for h in scan([line]).hits]) is named
 
 
 def test_out_of_memory_on_a_gpu_others_held_at_start_is_theirs():
