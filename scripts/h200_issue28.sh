@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d or e (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e or f (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -18,6 +18,11 @@ fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` wit
   ( cd "$w" && echo "\$ $shown" && env "$@" timeout "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
   tail -2 "$o/$name.log" | cut -c1-200
 }
+hold() {  # hold MIB: another process takes all of the GPU's memory but MIB (gpu-holder.py, set e), until release
+  ( cd "$w" && env -u PYTHONPATH python3 gpu-holder.py "$1" >"$o/holder-$1.out" 2>&1 & )
+  for _ in $(seq 60); do grep -q "holder ready" "$o/holder-$1.out" 2>/dev/null && break; sleep 1; done
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-$1-nvidia-smi.txt" 2>&1; }
+release() { pkill -f gpu-holder.py; sleep 3; }
 cat >"$w/oom-tensor.py" <<'PY'
 import tensorflow as tf
 x = tf.random.normal([220000, 220000])  # 193 GB of float32 on a 141 GB GPU
@@ -478,11 +483,6 @@ tf.keras.mixed_precision.experimental.set_policy(policy)
 PY
 
 if [ "$SET" = e ]; then
-  hold() {  # hold MIB: another process takes all of the GPU's memory but MIB, until the next release
-    ( cd "$w" && env -u PYTHONPATH python3 gpu-holder.py "$1" >"$o/holder-$1.out" 2>&1 & )
-    for _ in $(seq 60); do grep -q "holder ready" "$o/holder-$1.out" 2>/dev/null && break; sleep 1; done
-    nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-$1-nvidia-smi.txt" 2>&1; }
-  release() { pkill -f gpu-holder.py; sleep 3; }
   hold 640
   LIMIT=150 fault busy-tight-cnn
   LIMIT=150 fault busy-tight-mlp
@@ -512,6 +512,96 @@ if [ "$SET" = e ]; then
     fault stub-libcuda LD_LIBRARY_PATH="/tmp/stubdir:$LD_LIBRARY_PATH"
   fi
   fault mixed-precision-experimental
+  touch "$o/done"
+  exit 0
+fi
+
+# Set f: registered after set e was written from (09f2705), before any of its logs existed.
+cat >"$w/busy-tight-eager.py" <<'PY'
+import tensorflow as tf
+a = tf.random.normal([2048, 2048])
+print(float(tf.reduce_sum(tf.matmul(a, a))))  # an eager matmul: cuBLAS, no XLA
+PY
+cat >"$w/busy-2gib-bigbatch.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(16384, 4096).astype("float32"), np.random.randint(0, 10, 16384)
+model = keras.Sequential([keras.Input((4096,)), keras.layers.Dense(8192, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=1, batch_size=16384, verbose=2)  # one batch of 16384: ~2 GB of activations
+PY
+cat >"$w/legacy-keras-missing.py" <<'PY'
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # Keras 2 through tf.keras, as TF's release notes say
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(8,))])
+model.compile(optimizer="adam", loss="mse")
+print(model.summary())
+PY
+cat >"$w/cudnnlstm-compat.py" <<'PY'
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((40, 16)), tf.compat.v1.keras.layers.CuDNNLSTM(64), tf.keras.layers.Dense(1)])
+print(model.summary())
+PY
+cat >"$w/multi-gpu-model.py" <<'PY'
+import keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+parallel = keras.utils.multi_gpu_model(model, gpus=2)  # Keras 2.2's data parallelism
+PY
+cp "$w/cnn-ok.py" "$w/cudnn-from-torch.py"
+cp "$w/cnn-ok.py" "$w/cudnn-wheel-missing.py"
+cat >"$w/determinism-cnn-ok.py" <<'PY'
+import numpy as np, keras, tensorflow as tf
+keras.utils.set_random_seed(0)
+tf.config.experimental.enable_op_determinism()
+rng = np.random.default_rng(0)
+x, y = rng.random((4096, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, 4096)
+model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(32, 3, activation="relu"), keras.layers.MaxPooling2D(), keras.layers.Flatten(), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=128, verbose=2)
+PY
+cat >"$w/multiworker-single-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MultiWorkerMirroredStrategy()  # no TF_CONFIG: a single worker
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/memory-growth-ok.py" <<'PY'
+import tensorflow as tf
+for gpu in tf.config.list_physical_devices("GPU"):
+    tf.config.experimental.set_memory_growth(gpu, True)
+import numpy as np, keras
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cp "$w/visible-wrong-index.py" "$w/visible-bad-uuid.py"
+cp "$w/jit-ok.py" "$w/xla-flags-typo.py"
+cp "$w/jit-ok.py" "$w/xla-flag-in-tf-flags.py"
+
+if [ "$SET" = f ]; then
+  site=/root/tfgpu-stack/site/nvidia
+  hold 640
+  LIMIT=150 fault busy-tight-eager
+  release
+  hold 2048
+  LIMIT=150 fault busy-2gib-bigbatch
+  release
+  fault legacy-keras-missing
+  fault cudnnlstm-compat
+  fault multi-gpu-model
+  # PyTorch's cuDNN (the machine's own, outside the stack) first on the library path, as in an environment shared with PyTorch.
+  torch_cudnn=$(env -u PYTHONPATH python3 -c 'import glob, os, torch; print(os.path.dirname(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), "..", "nvidia", "**", "libcudnn.so.9"), recursive=True))[0]))' 2>/dev/null)
+  echo "torch's cuDNN: ${torch_cudnn:-none}" >"$o/torch-cudnn.txt"; ls "$torch_cudnn" >>"$o/torch-cudnn.txt" 2>&1
+  [ -n "$torch_cudnn" ] && fault cudnn-from-torch LD_LIBRARY_PATH="$torch_cudnn:$LD_LIBRARY_PATH"
+  mv "$site/cudnn" "$site/cudnn.away"; LIMIT=200 fault cudnn-wheel-missing; mv "$site/cudnn.away" "$site/cudnn"
+  LIMIT=200 fault determinism-cnn-ok
+  fault multiworker-single-ok
+  fault memory-growth-ok
+  fault visible-bad-uuid CUDA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000
+  fault xla-flags-typo XLA_FLAGS=--xla_gpu_autotune_levell=2
+  fault xla-flag-in-tf-flags TF_XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda
   touch "$o/done"
   exit 0
 fi
