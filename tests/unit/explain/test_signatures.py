@@ -69,6 +69,7 @@ CONTEXT = {
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
     "cudnn-handle-gpu-held-at-start": ScanContext(gpu_held=True),
+    "cublas-handle-gpu-held-at-start": ScanContext(gpu_held=True),
     "pytorch-oom-beside-tf-device": ScanContext(gpu_created=True),  # TF's device line in the same log
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
@@ -562,6 +563,69 @@ def test_a_cudnn_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory
     assert "nvidia-smi" in held.hits[0].signature.fix
     whole = scan([device.format(mb=78752), handle])  # TF took the whole GPU itself: its reservation starved cuDNN
     assert whole.hits[0].signature.id == "cudnn-handle-internal-error"
+
+
+def test_a_cublas_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
+    """GPU fault set f: an eager matmul beside a process holding all but 640 MiB failed creating cuBLAS's handle."""
+    device = (
+        "I0000 00:00:1796552367.876480    1157 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
+        "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
+    )
+    handle = "E0000 00:00:1796552368.075274    1157 cuda_blas.cc:196] failed to create cublas handle: the resource allocation failed"
+    assert scan([device.format(mb=116), handle]).hits[0].signature.id == "cublas-handle-gpu-held-at-start"
+    own = scan([device.format(mb=78752), handle]).hits[0].signature  # TF reserved the whole GPU itself
+    assert (own.category, own.id) == ("cublas_init_failed", "cublas-unavailable")
+
+
+@pytest.mark.parametrize(
+    ("line", "signature", "flag"),
+    [
+        (
+            "F0000 parse_flags_from_env.cc:234] Unknown flag in XLA_FLAGS: --xla_gpu_autotune_levell=2",
+            "xla-flag-unknown",
+            "--xla_gpu_autotune_levell",
+        ),
+        (
+            "F0621 parse_flags_from_env.cc:234] Unknown flags in XLA_FLAGS: --xla_gpu_enable_triton_softmax=false --xla_gpu_x=1",
+            "xla-flag-unknown",
+            "--xla_gpu_enable_triton_softmax",
+        ),
+        (
+            "F0000 parse_flags_from_env.cc:234] Unknown flag in TF_XLA_FLAGS: --xla_gpu_cuda_data_dir=/usr/local/cuda",
+            "xla-flag-in-other-variable",
+            "--xla_gpu_cuda_data_dir",
+        ),
+        (
+            "Unknown flags in XLA_FLAGS: --xla_dump_to=/tmp --tf_xla_auto_jit=2",
+            "xla-flag-in-other-variable",
+            "--tf_xla_auto_jit",
+        ),
+        ("Unknown flag in TF_XLA_FLAGS: --tf_xla_auto_jitt=2", "xla-flag-unknown", "--tf_xla_auto_jitt"),
+    ],
+)
+def test_an_unknown_xla_flag_is_named_and_a_flag_in_the_other_variable_is_moved(line, signature, flag):
+    """GPU fault set f: TF 2.21 stops at start on a flag XLA_FLAGS or TF_XLA_FLAGS does not know."""
+    hit = scan([line]).hits[0]
+    assert (hit.signature.id, hit.groups["flag"]) == (signature, flag)
+
+
+@pytest.mark.parametrize(
+    ("lines", "signature"),
+    [
+        (
+            [
+                "WARNING:tensorflow:Your environment has TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras package installed.",
+                "ImportError: Keras cannot be imported. Check that it is installed.",
+            ],
+            ["legacy-keras-package-missing"],
+        ),
+        (["ImportError: Keras cannot be imported. Check that it is installed."], ["keras-cannot-be-imported"]),
+    ],
+)
+def test_tf_keras_that_cannot_load_says_which_keras_is_missing(lines, signature):
+    """TF's lazy_loader.py: TF_USE_LEGACY_KERAS without tf_keras logs a warning before the ImportError (set f)."""
+    result = scan(lines)
+    assert [h.signature.id for h in result.hits if result.severity(h) is Severity.ERROR] == signature
 
 
 @pytest.mark.parametrize(
