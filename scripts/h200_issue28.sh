@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e or f (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f or g (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -23,6 +23,9 @@ hold() {  # hold MIB: another process takes all of the GPU's memory but MIB (gpu
   for _ in $(seq 60); do grep -q "holder ready" "$o/holder-$1.out" 2>/dev/null && break; sleep 1; done
   nvidia-smi --query-gpu=memory.used,memory.total --format=csv >"$o/holder-$1-nvidia-smi.txt" 2>&1; }
 release() { pkill -f gpu-holder.py; sleep 3; }
+old=/opt/cuda-11.8
+install_cuda_11_8() {  # a CUDA 11.8 toolkit in $old (nvidia-cuda-nvcc-cu11's files: bin/ptxas 11.8, nvvm/libdevice) beside the wheels
+  mkdir -p "$old" && python3 -m zipfile -e /root/nvcc-cu11.whl /tmp/nvcc-cu11 && cp -r /tmp/nvcc-cu11/nvidia/cuda_nvcc/. "$old/" && chmod +x "$old/bin/ptxas"; }
 cat >"$w/oom-tensor.py" <<'PY'
 import tensorflow as tf
 x = tf.random.normal([220000, 220000])  # 193 GB of float32 on a 141 GB GPU
@@ -490,10 +493,7 @@ if [ "$SET" = e ]; then
   hold 128
   LIMIT=150 fault busy-full-cnn
   release
-  # A CUDA 11.8 toolkit (nvidia-cuda-nvcc-cu11's files: bin/ptxas 11.8, nvvm/libdevice) installed beside the wheels.
-  old=/opt/cuda-11.8; mkdir -p "$old"
-  python3 -m zipfile -e /root/nvcc-cu11.whl /tmp/nvcc-cu11 && cp -r /tmp/nvcc-cu11/nvidia/cuda_nvcc/. "$old/"
-  chmod +x "$old/bin/ptxas"; "$old/bin/ptxas" --version >"$o/old-ptxas-version.txt" 2>&1
+  install_cuda_11_8; "$old/bin/ptxas" --version >"$o/old-ptxas-version.txt" 2>&1
   LIMIT=200 fault ptxas-old-on-path PATH="$old/bin:$PATH"
   LIMIT=200 fault ptxas-old-data-dir XLA_FLAGS=--xla_gpu_cuda_data_dir=$old
   fault rnn-mask-left-padded
@@ -602,6 +602,69 @@ if [ "$SET" = f ]; then
   fault visible-bad-uuid CUDA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000
   fault xla-flags-typo XLA_FLAGS=--xla_gpu_autotune_levell=2
   fault xla-flag-in-tf-flags TF_XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda
+  touch "$o/done"
+  exit 0
+fi
+
+# Set g: registered after set f was written from (4ba2109), before any of its logs existed.
+quiet() {  # quiet LEVEL SCRIPT NAME: SCRIPT with TF's log level set at its top, as a user silences TF
+  { printf 'import os\nos.environ["TF_CPP_MIN_LOG_LEVEL"] = "%s"  # quieter TensorFlow\n' "$1"; cat "$w/$2"; } >"$w/$3"; }
+quiet 3 cnn-ok.py busy-quiet-cnn.py
+cp "$w/cnn-ok.py" "$w/busy-tight-growth.py"
+cat >"$w/disable-eager-keras3.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+tf.compat.v1.disable_eager_execution()  # carried over from TF 1.x code
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+PY
+cp "$w/cnn-ok.py" "$w/visible-two-on-one-ok.py"
+cp "$w/allocator-async-ok.py" "$w/allow-growth-capital-ok.py"
+cat >"$w/h5-save-ok.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+model.save("model.h5")  # Keras 2's HDF5 format
+PY
+cp "$w/allocator-async-ok.py" "$w/auto-jit-ok.py"
+quiet 2 libdevice-missing.py ptxas-old-quiet.py
+
+cat >"$w/load-savedmodel-keras3.py" <<'PY'
+import keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.export("exported_model")  # a SavedModel directory
+restored = keras.models.load_model("exported_model")  # as Keras 2 loaded one
+PY
+cat >"$w/tf-contrib.py" <<'PY'
+import tensorflow as tf
+initializer = tf.contrib.layers.xavier_initializer()  # TF 1.x's contrib
+PY
+cat >"$w/hierarchical-two-logical-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
+strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+if [ "$SET" = g ]; then
+  hold 640
+  LIMIT=150 fault busy-quiet-cnn
+  LIMIT=150 fault busy-tight-growth TF_FORCE_GPU_ALLOW_GROWTH=true
+  release
+  fault disable-eager-keras3
+  fault visible-two-on-one-ok CUDA_VISIBLE_DEVICES=0,1
+  fault allow-growth-capital-ok TF_FORCE_GPU_ALLOW_GROWTH=True
+  fault h5-save-ok
+  fault auto-jit-ok TF_XLA_FLAGS=--tf_xla_auto_jit=2
+  install_cuda_11_8
+  LIMIT=200 fault ptxas-old-quiet PATH="$old/bin:$PATH"
+  fault load-savedmodel-keras3
+  fault tf-contrib
+  fault hierarchical-two-logical-ok
   touch "$o/done"
   exit 0
 fi
