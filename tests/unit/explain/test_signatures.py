@@ -565,6 +565,32 @@ def test_a_cudnn_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory
     assert whole.hits[0].signature.id == "cudnn-handle-internal-error"
 
 
+def test_cudnn_that_would_not_start_with_its_reason_silenced_says_the_reason_is_not_shown():
+    """GPU fault set g: with TF_CPP_MIN_LOG_LEVEL=3 only Python's 'DNN library initialization failed' remained."""
+    alone = scan(["DNN library initialization failed. Look at the errors above for more details."])
+    assert [h.signature.id for h in alone.hits] == ["dnn-init-failed-reason-not-shown"]
+    with_reason = scan(
+        [
+            "E0000 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+            "W0000 op_kernel.cc:1858] OP_REQUIRES failed at xla_ops.cc:602 : FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.",
+        ]
+    )
+    ids = [h.signature.id for h in with_reason.hits]
+    assert ids[0] == "cudnn-handle-internal-error" and "dnn-init-failed-reason-not-shown" not in ids
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: `tf.data.Dataset` only supports Python-style iteration in eager mode or within tf.function.",
+        "RuntimeError: __iter__() is only supported inside of tf.function or when eager execution is enabled.",
+    ],
+)
+def test_a_dataset_iterated_with_eager_execution_off_is_tf1_code_in_tf2(line):
+    """GPU fault set g: tf.compat.v1.disable_eager_execution() before a Keras 3 fit (adriangb/scikeras#333)."""
+    assert scan([line]).hits[0].signature.id == "dataset-iterated-without-eager"
+
+
 def test_a_cublas_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
     """GPU fault set f: an eager matmul beside a process holding all but 640 MiB failed creating cuBLAS's handle."""
     device = (
