@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f or g (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g or h (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -665,6 +665,66 @@ if [ "$SET" = g ]; then
   fault load-savedmodel-keras3
   fault tf-contrib
   fault hierarchical-two-logical-ok
+  touch "$o/done"
+  exit 0
+fi
+
+# Set h: registered after set g was written from (3ffc997), before any of its logs existed.
+cp "$w/mirrored-ok.py" "$w/multiworker-peer-missing.py"
+sed -i 's/tf.distribute.MirroredStrategy()/tf.distribute.MultiWorkerMirroredStrategy()/' "$w/multiworker-peer-missing.py"
+cp "$w/multiworker-peer-missing.py" "$w/multiworker-port-busy.py"
+cat >"$w/onedevice-gpu1.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.OneDeviceStrategy("/gpu:1")  # the second GPU of a two-GPU machine
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/make-text-model.py" <<'PY'
+import tensorflow as tf
+from tensorflow.core.protobuf import saved_model_pb2
+class Lower(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def __call__(self, x):
+        return tf.strings.lower(x)
+tf.saved_model.save(Lower(), "text_model")
+proto = saved_model_pb2.SavedModel()  # the model as exported where TensorFlow Text's ops were loaded
+with open("text_model/saved_model.pb", "rb") as f:
+    proto.ParseFromString(f.read())
+for function in proto.meta_graphs[0].graph_def.library.function:
+    for node in function.node_def:
+        if node.op == "StringLower":
+            node.op = "CaseFoldUTF8"
+with open("text_model/saved_model.pb", "wb") as f:
+    f.write(proto.SerializeToString())
+PY
+cat >"$w/op-not-registered.py" <<'PY'
+import tensorflow as tf
+model = tf.saved_model.load("text_model")  # exported with TensorFlow Text
+print(model(tf.constant(["Hello"])))
+PY
+cp "$w/cnn-ok.py" "$w/compat-libcuda.py"
+{ printf 'import tensorflow as tf\ntf.config.experimental.enable_tensor_float_32_execution(False)  # full float32 matmuls\n'; cat "$w/cnn-ok.py"; } >"$w/tf32-off-ok.py"
+cp "$w/cnn-ok.py" "$w/gpu-private-threads-ok.py"
+
+if [ "$SET" = h ]; then
+  two='{"cluster":{"worker":["localhost:12345","localhost:12346"]},"task":{"type":"worker","index":0}}'
+  LIMIT=90 fault multiworker-peer-missing TF_CONFIG="$two"
+  python3 -c 'import socket, time; s = socket.socket(); s.bind(("localhost", 12400)); s.listen(); time.sleep(120)' &
+  sleep 1
+  LIMIT=90 fault multiworker-port-busy TF_CONFIG='{"cluster":{"worker":["localhost:12400"]},"task":{"type":"worker","index":0}}'
+  kill %1 2>/dev/null
+  fault onedevice-gpu1
+  ( cd "$w" && python3 make-text-model.py >"$o/make-text-model.out" 2>&1 )
+  fault op-not-registered
+  compat=$(ls /usr/local/cuda*/compat/libcuda.so.* 2>/dev/null | head -1)
+  echo "compat: ${compat:-none}; kernel: $(cat /sys/module/nvidia/version 2>/dev/null)" >"$o/compat.txt"
+  if [ -n "$compat" ] && [ "${compat##*libcuda.so.}" != "$(cat /sys/module/nvidia/version 2>/dev/null)" ]; then
+    fault compat-libcuda LD_LIBRARY_PATH="$(dirname "$compat"):$LD_LIBRARY_PATH"
+  fi
+  fault tf32-off-ok
+  fault gpu-private-threads-ok TF_GPU_THREAD_MODE=gpu_private
   touch "$o/done"
   exit 0
 fi
