@@ -14,8 +14,8 @@ w=/tmp/f28; rm -rf "$w"; mkdir -p "$w"
 fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` with those variables; the log is $o/NAME.log
   local name=$1; shift  # the command line shows a CUDA_VISIBLE_DEVICES the user typed, not the shell's own variables
   local shown="python3 train.py"; [[ ${1:-} == CUDA_VISIBLE_DEVICES=* ]] && shown="$1 $shown"
-  echo "== $name"  # LIMIT: seconds before the run is killed (a fault that hangs instead of failing)
-  ( cd "$w" && echo "\$ $shown" && env "$@" timeout "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
+  echo "== $name"  # LIMIT: seconds before the run is stopped (a fault that hangs); SIGKILL 15 s later, as TF catches SIGTERM
+  ( cd "$w" && echo "\$ $shown" && env "$@" timeout -k 15 "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
   tail -2 "$o/$name.log" | cut -c1-200
 }
 hold() {  # hold MIB: another process takes all of the GPU's memory but MIB (gpu-holder.py, set e), until release
@@ -720,7 +720,8 @@ if [ "$SET" = h ]; then
   fault op-not-registered
   compat=$(ls /usr/local/cuda*/compat/libcuda.so.* 2>/dev/null | head -1)
   echo "compat: ${compat:-none}; kernel: $(cat /sys/module/nvidia/version 2>/dev/null)" >"$o/compat.txt"
-  if [ -n "$compat" ] && [ "${compat##*libcuda.so.}" != "$(cat /sys/module/nvidia/version 2>/dev/null)" ]; then
+  real=$(readlink -f "$compat")  # libcuda.so.1 names its version through the link (libcuda.so.580.95.05)
+  if [ -n "$compat" ] && [ "${real##*libcuda.so.}" != "$(cat /sys/module/nvidia/version 2>/dev/null)" ]; then
     fault compat-libcuda LD_LIBRARY_PATH="$(dirname "$compat"):$LD_LIBRARY_PATH"
   fi
   fault tf32-off-ok
