@@ -415,9 +415,13 @@ def term_index(signatures: tuple[Signature, ...]) -> Mapping[str, int]:
 
     A term any other category's message or example line holds (a harmless line's too) names
     nothing: "compute capability" is in three problems' messages, "OP_REQUIRES" in the lines of
-    many, "illegal instruction" in one problem's alone.
+    many, "illegal instruction" in one problem's alone. Nor does a term the category's generic
+    symptom prints (an only-alone message): "Autotuner could not find any supported configs" is
+    the generic reading of XLA's autotuner, and its words must not name the one specific cause
+    (TF32 turned off) that extends that message.
     """
     owners: dict[str, set[str]] = {}
+    generic: set[str] = set()
     named: dict[str, int] = {}
     for index, sig in enumerate(signatures):
         for example in sig.examples:
@@ -429,7 +433,11 @@ def term_index(signatures: tuple[Signature, ...]) -> Mapping[str, int]:
                     owners.setdefault(term, set()).add(sig.category)
                     if _readable_by_words(sig):
                         named.setdefault(term, index)
-    return MappingProxyType({term: index for term, index in named.items() if len(owners[term]) == 1})
+                    elif sig.only_alone and not sig.benign:
+                        generic.add(term)
+    return MappingProxyType(
+        {term: index for term, index in named.items() if len(owners[term]) == 1 and term not in generic}
+    )
 
 
 @functools.cache

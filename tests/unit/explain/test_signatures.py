@@ -591,6 +591,36 @@ def test_a_dataset_iterated_with_eager_execution_off_is_tf1_code_in_tf2(line):
     assert scan([line]).hits[0].signature.id == "dataset-iterated-without-eager"
 
 
+@pytest.mark.parametrize(
+    ("lines", "signature"),
+    [
+        (["E0000 grpc_server_lib.cc:618] UNKNOWN: Could not start gRPC server"], "grpc-server-port-unavailable"),
+        (
+            ["I0000 coordination_service.cc:502] Waiting for 1/2 tasks to connect.", "/job:worker/replica:0/task:1"],
+            "coordination-waiting-for-workers",
+        ),
+        (["RuntimeError: Op type not registered 'CaseFoldUTF8' in binary running on vm."], "op-type-not-registered"),
+        (
+            ["NotFoundError: Op type not registered 'SentencepieceOp' in binary running on 42c9348a7da5."],
+            "op-type-not-registered",
+        ),
+    ],
+)
+def test_set_h_multi_worker_and_unregistered_op_messages_are_named(lines, signature):
+    """GPU fault set h: a worker whose port was taken, a peer that never came, a SavedModel with TensorFlow Text's op."""
+    assert scan(lines).hits[0].signature.id == signature
+
+
+def test_xla_autotuning_that_fails_only_at_full_float32_says_tf32_was_turned_off():
+    """GPU fault set h: the Keras CNN trained with TF32 on and failed in XLA's conv autotuner with it off (H100, TF 2.21)."""
+    head = "INTERNAL: Autotuner could not find any supported configs for HLO: %cudnn-conv-bias-activation.3 = (f32[128,26,26,32]{3,2,1,0}, u8[0]{0}) custom-call(%arg0.1, %transpose), window={size=3x3}"
+    assert (
+        scan([head + ", operand_precision={highest,highest}"]).hits[0].signature.id
+        == "xla-autotuner-no-config-full-fp32"
+    )
+    assert scan([head]).hits[0].signature.id == "xla-autotuner-no-config"
+
+
 def test_a_cublas_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
     """GPU fault set f: an eager matmul beside a process holding all but 640 MiB failed creating cuBLAS's handle."""
     device = (
