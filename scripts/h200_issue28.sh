@@ -640,16 +640,8 @@ cat >"$w/tf-contrib.py" <<'PY'
 import tensorflow as tf
 initializer = tf.contrib.layers.xavier_initializer()  # TF 1.x's contrib
 PY
-cat >"$w/hierarchical-two-logical-ok.py" <<'PY'
-import numpy as np, tensorflow as tf, keras
-gpus = tf.config.list_physical_devices("GPU")
-tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
-strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
-with strategy.scope():
-    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
-    model.compile(optimizer="adam", loss="mse")
-model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
-PY
+sed 's/NcclAllReduce()/HierarchicalCopyAllReduce()/' "$w/nccl-logical-duplicate.py" >"$w/hierarchical-two-logical-ok.py"
+
 if [ "$SET" = g ]; then
   hold 640
   LIMIT=150 fault busy-quiet-cnn
