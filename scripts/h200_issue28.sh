@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g or h (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h or i (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -607,8 +607,10 @@ if [ "$SET" = f ]; then
 fi
 
 # Set g: registered after set f was written from (4ba2109), before any of its logs existed.
+prepend() {  # prepend LINES SCRIPT NAME: SCRIPT with LINES (printf's escapes) at its top, as a user edits it
+  { printf "$1"; cat "$w/$2"; } >"$w/$3"; }
 quiet() {  # quiet LEVEL SCRIPT NAME: SCRIPT with TF's log level set at its top, as a user silences TF
-  { printf 'import os\nos.environ["TF_CPP_MIN_LOG_LEVEL"] = "%s"  # quieter TensorFlow\n' "$1"; cat "$w/$2"; } >"$w/$3"; }
+  prepend 'import os\nos.environ["TF_CPP_MIN_LOG_LEVEL"] = "'"$1"'"  # quieter TensorFlow\n' "$2" "$3"; }
 quiet 3 cnn-ok.py busy-quiet-cnn.py
 cp "$w/cnn-ok.py" "$w/busy-tight-growth.py"
 cat >"$w/disable-eager-keras3.py" <<'PY'
@@ -697,7 +699,8 @@ model = tf.saved_model.load("text_model")  # exported with TensorFlow Text
 print(model(tf.constant(["Hello"])))
 PY
 cp "$w/cnn-ok.py" "$w/compat-libcuda.py"
-{ printf 'import tensorflow as tf\ntf.config.experimental.enable_tensor_float_32_execution(False)  # full float32 matmuls\n'; cat "$w/cnn-ok.py"; } >"$w/tf32-off-ok.py"
+tf32_off='import tensorflow as tf\ntf.config.experimental.enable_tensor_float_32_execution(False)  # full float32 matmuls\n'
+prepend "$tf32_off" cnn-ok.py tf32-off-ok.py
 cp "$w/cnn-ok.py" "$w/gpu-private-threads-ok.py"
 
 if [ "$SET" = h ]; then
@@ -718,6 +721,40 @@ if [ "$SET" = h ]; then
   fi
   fault tf32-off-ok
   fault gpu-private-threads-ok TF_GPU_THREAD_MODE=gpu_private
+  touch "$o/done"
+  exit 0
+fi
+
+# Set i: registered after set h was written from (ab4f056), before any of its logs existed.
+cat >"$w/mixed-precision-dtype.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+keras.mixed_precision.set_global_policy("mixed_float16")
+class Shift(keras.layers.Layer):
+    def call(self, inputs):
+        return inputs + tf.constant(1.0)  # a float32 constant beside float16 activations
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), Shift(), keras.layers.Dense(1, dtype="float32")])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+PY
+cat >"$w/optimizer-lr-arg.py" <<'PY'
+import keras
+optimizer = keras.optimizers.Adam(lr=1e-3)  # Keras 2's argument name
+PY
+prepend 'import keras\nkeras.mixed_precision.set_global_policy("mixed_bfloat16")\n' cnn-ok.py bf16-cnn-ok.py
+prepend 'import keras\nkeras.mixed_precision.set_global_policy("mixed_float16")\n' cnn-ok.py fp16-cnn-ok.py
+prepend "$tf32_off" allocator-async-ok.py tf32-off-mlp-ok.py
+sed 's/metrics=\["accuracy"\])/metrics=["accuracy"], jit_compile=False)/' "$w/cnn-ok.py" >"$w/cnn-nojit.py"
+prepend "$tf32_off" cnn-nojit.py tf32-off-nojit-ok.py
+cp "$w/memory-growth-ok.py" "$w/async-growth-ok.py"
+
+if [ "$SET" = i ]; then
+  LIMIT=120 fault mixed-precision-dtype
+  LIMIT=120 fault optimizer-lr-arg
+  LIMIT=120 fault tf32-off-nojit-ok
+  LIMIT=120 fault tf32-off-mlp-ok
+  LIMIT=120 fault bf16-cnn-ok
+  LIMIT=120 fault fp16-cnn-ok
+  LIMIT=120 fault async-growth-ok TF_GPU_ALLOCATOR=cuda_malloc_async
   touch "$o/done"
   exit 0
 fi
