@@ -621,6 +621,31 @@ def test_xla_autotuning_that_fails_only_at_full_float32_says_tf32_was_turned_off
     assert scan([head]).hits[0].signature.id == "xla-autotuner-no-config"
 
 
+@pytest.mark.parametrize(
+    ("line", "signature"),
+    [
+        (
+            "Input 'y' of 'AddV2' Op has type float32 that does not match type float16 of argument 'x'.",
+            "mixed-precision-dtype-mismatch",
+        ),
+        (
+            "cannot compute MatMul as input #1(zero-based) was expected to be a half tensor but is a float tensor [Op:MatMul]",
+            "mixed-precision-dtype-mismatch",
+        ),
+        ("ValueError: Argument(s) not recognized: {'lr': 0.001}", "keras3-optimizer-keras2-argument"),
+        ("ValueError: Argument(s) not recognized: {'decay': 1e-06}", "keras3-optimizer-keras2-argument"),
+    ],
+)
+def test_set_i_mixed_precision_and_keras_2_optimizer_arguments_are_named(line, signature):
+    """GPU fault set i: a float32 constant in a mixed_float16 layer; Keras 2's lr under Keras 3."""
+    assert scan([line]).hits[0].signature.id == signature
+
+
+def test_a_float64_against_float32_mismatch_is_not_called_mixed_precision():
+    line = "Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of argument 'x'."
+    assert "mixed-precision-dtype-mismatch" not in [h.signature.id for h in scan([line]).hits]
+
+
 def test_a_cublas_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
     """GPU fault set f: an eager matmul beside a process holding all but 640 MiB failed creating cuBLAS's handle."""
     device = (
