@@ -550,19 +550,35 @@ def test_every_pattern_fills_every_field_its_signature_prints(signature: Signatu
         assert fields <= set(pattern.groupindex), (signature.id, pattern.pattern, fields - set(pattern.groupindex))
 
 
-def test_a_cudnn_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
-    """GPU fault set e: with another process holding all but 640 MiB of the H100, TF 2.21 made a 116 MB device
-    and cuDNN could not create its handle; memory growth (the usual fix) cannot help when the memory is not TF's."""
+@pytest.mark.parametrize(
+    ("handle", "held_id", "own_id"),
+    [
+        # set e: a Keras CNN's first step
+        (
+            "E0000 00:00:1796551257.035837    1243 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+            "cudnn-handle-gpu-held-at-start",
+            "cudnn-handle-internal-error",
+        ),
+        # set f: an eager matmul
+        (
+            "E0000 00:00:1796552368.075274    1157 cuda_blas.cc:196] failed to create cublas handle: the resource allocation failed",
+            "cublas-handle-gpu-held-at-start",
+            "cublas-unavailable",
+        ),
+    ],
+)
+def test_a_library_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs(handle, held_id, own_id):
+    """GPU fault sets e and f: with another process holding all but 640 MiB of the H100, TF 2.21 made a 116 MB device
+    and cuDNN's or cuBLAS's handle could not be created; memory growth (the usual fix) cannot help when the memory is
+    not TF's. Where TF took the whole GPU itself, its own reservation starved the library."""
     device = (
         "I0000 00:00:1796551255.249578    1151 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
         "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
     )
-    handle = "E0000 00:00:1796551257.035837    1243 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
-    held = scan([device.format(mb=116), handle])
-    assert held.hits[0].signature.id == "cudnn-handle-gpu-held-at-start"
-    assert "nvidia-smi" in held.hits[0].signature.fix
-    whole = scan([device.format(mb=78752), handle])  # TF took the whole GPU itself: its reservation starved cuDNN
-    assert whole.hits[0].signature.id == "cudnn-handle-internal-error"
+    held = scan([device.format(mb=116), handle]).hits[0].signature
+    assert held.id == held_id
+    assert "nvidia-smi" in held.fix
+    assert scan([device.format(mb=78752), handle]).hits[0].signature.id == own_id
 
 
 def test_cudnn_that_would_not_start_with_its_reason_silenced_says_the_reason_is_not_shown():
@@ -644,18 +660,6 @@ def test_set_i_mixed_precision_and_keras_2_optimizer_arguments_are_named(line, s
 def test_a_float64_against_float32_mismatch_is_not_called_mixed_precision():
     line = "Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of argument 'x'."
     assert "mixed-precision-dtype-mismatch" not in [h.signature.id for h in scan([line]).hits]
-
-
-def test_a_cublas_handle_that_fails_on_a_gpu_others_held_at_start_is_their_memory_not_tfs():
-    """GPU fault set f: an eager matmul beside a process holding all but 640 MiB failed creating cuBLAS's handle."""
-    device = (
-        "I0000 00:00:1796552367.876480    1157 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
-        "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
-    )
-    handle = "E0000 00:00:1796552368.075274    1157 cuda_blas.cc:196] failed to create cublas handle: the resource allocation failed"
-    assert scan([device.format(mb=116), handle]).hits[0].signature.id == "cublas-handle-gpu-held-at-start"
-    own = scan([device.format(mb=78752), handle]).hits[0].signature  # TF reserved the whole GPU itself
-    assert (own.category, own.id) == ("cublas_init_failed", "cublas-unavailable")
 
 
 @pytest.mark.parametrize(
