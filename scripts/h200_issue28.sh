@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h or i (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i or j (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -755,6 +755,90 @@ if [ "$SET" = i ]; then
   LIMIT=120 fault bf16-cnn-ok
   LIMIT=120 fault fp16-cnn-ok
   LIMIT=120 fault async-growth-ok TF_GPU_ALLOCATOR=cuda_malloc_async
+  touch "$o/done"
+  exit 0
+fi
+
+# Set j: registered after set i was written from (4d9414f), before any of its logs existed.
+# Its package faults need the wheels of scripts/h200_issue28.sh's caller in /root/wheels-j (protobuf 4.25.8 and
+# 5.29.5, keras 2.15.0), each unpacked into its own directory put first on PYTHONPATH, as pip would have installed it.
+prepend 'import tensorflow as tf\ngpu = tf.config.list_physical_devices("GPU")[0]\ntf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=512)])  # share the card\n' cnn-ok.py memory-limit-oom.py
+sed -i 's/batch_size=128/batch_size=4096/' "$w/memory-limit-oom.py"
+prepend 'import tensorflow as tf\ngpu = tf.config.list_physical_devices("GPU")[0]\ntf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=4096)])  # share the card\n' allocator-async-ok.py memory-limit-ok.py
+cat >"$w/nchw-on-cpu.py" <<'PY'
+import tensorflow as tf
+images = tf.random.normal([8, 3, 64, 64])  # NCHW, as the GPU code this came from
+kernel = tf.random.normal([3, 3, 3, 16])
+print(tf.nn.conv2d(images, kernel, strides=1, padding="SAME", data_format="NCHW").shape)
+PY
+cat >"$w/xla-dynamic-shape.py" <<'PY'
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def noise():
+    size = tf.random.uniform([], 8, 64, dtype=tf.int32)  # a length drawn at random each call
+    return tf.zeros([size])
+print(noise())
+PY
+cat >"$w/trt-convert.py" <<'PY'
+from tensorflow.python.compiler.tensorrt import trt_convert as trt
+import tensorflow as tf
+class Double(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def __call__(self, x):
+        return x * 2
+tf.saved_model.save(Double(), "double_model")
+converter = trt.TrtGraphConverterV2(input_saved_model_dir="double_model", precision_mode=trt.TrtPrecisionMode.FP16)
+converter.convert()
+converter.save("double_model_trt")
+PY
+cat >"$w/tf-keras-mlp.py" <<'PY'
+import numpy as np, tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu", input_shape=(32,)), tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+PY
+for name in protobuf-4 protobuf-5 keras2-installed; do cp "$w/tf-keras-mlp.py" "$w/$name.py"; done
+cat >"$w/keras-lambda-pyfunc.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+def jitter(x):
+    y = tf.py_function(lambda v: v + np.random.normal(0, 0.01, v.shape).astype("float32"), [x], tf.float32)
+    y.set_shape(x.shape)
+    return y
+inputs = keras.Input((32,))
+noisy = keras.layers.Lambda(jitter, output_shape=(32,))(inputs)
+outputs = keras.layers.Dense(1)(keras.layers.Dense(64, activation="relu")(noisy))
+model = keras.Model(inputs, outputs)
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+PY
+prepend 'import keras\nkeras.mixed_precision.set_global_policy("mixed_float16")\n' allocator-async-ok.py mixed-precision-cpu.py
+cat >"$w/prefetch-to-device-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(8192).batch(256)
+data = data.apply(tf.data.experimental.prefetch_to_device("/gpu:0"))
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(data, epochs=2, verbose=2)
+PY
+sed 's/metrics=\["accuracy"\])/metrics=["accuracy"], steps_per_execution=16)/' "$w/cnn-ok.py" >"$w/steps-per-execution-ok.py"
+
+if [ "$SET" = j ]; then
+  pp=/root/pp; mkdir -p "$pp"
+  for wheel in /root/wheels-j/*.whl; do python3 -m zipfile -e "$wheel" "$pp/$(basename "$wheel" | cut -d- -f1-2)"; done
+  ls "$pp" >"$o/wheels.txt" 2>&1
+  LIMIT=200 fault memory-limit-oom
+  LIMIT=200 fault memory-limit-ok
+  LIMIT=120 fault nchw-on-cpu CUDA_VISIBLE_DEVICES=-1
+  LIMIT=120 fault xla-dynamic-shape
+  LIMIT=120 fault trt-convert
+  LIMIT=120 fault protobuf-4 PYTHONPATH="$pp/protobuf-4.25.8:$PYTHONPATH"
+  LIMIT=120 fault protobuf-5 PYTHONPATH="$pp/protobuf-5.29.5:$PYTHONPATH"
+  LIMIT=120 fault keras2-installed PYTHONPATH="$pp/keras-2.15.0:$PYTHONPATH"
+  LIMIT=200 fault keras-lambda-pyfunc
+  LIMIT=120 fault mixed-precision-cpu CUDA_VISIBLE_DEVICES=-1
+  LIMIT=200 fault prefetch-to-device-ok
+  LIMIT=200 fault steps-per-execution-ok
   touch "$o/done"
   exit 0
 fi
