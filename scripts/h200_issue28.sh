@@ -760,8 +760,8 @@ if [ "$SET" = i ]; then
 fi
 
 # Set j: registered after set i was written from (4d9414f), before any of its logs existed.
-# Its package faults need the wheels of scripts/h200_issue28.sh's caller in /root/wheels-j (protobuf 4.25.8 and
-# 5.29.5, keras 2.15.0), each unpacked into its own directory put first on PYTHONPATH, as pip would have installed it.
+# Its package faults need the wheels copied to /root/wheels-j before the run (protobuf 4.25.8 and 5.29.5 for
+# manylinux, keras 2.15.0), each unpacked into its own directory put first on PYTHONPATH, as pip would have installed it.
 prepend 'import tensorflow as tf\ngpu = tf.config.list_physical_devices("GPU")[0]\ntf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=512)])  # share the card\n' cnn-ok.py memory-limit-oom.py
 sed -i 's/batch_size=128/batch_size=4096/' "$w/memory-limit-oom.py"
 prepend 'import tensorflow as tf\ngpu = tf.config.list_physical_devices("GPU")[0]\ntf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=4096)])  # share the card\n' allocator-async-ok.py memory-limit-ok.py
@@ -822,6 +822,16 @@ model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(
 model.fit(data, epochs=2, verbose=2)
 PY
 sed 's/metrics=\["accuracy"\])/metrics=["accuracy"], steps_per_execution=16)/' "$w/cnn-ok.py" >"$w/steps-per-execution-ok.py"
+cat >"$w/keras-jax-beside-tf.py" <<'PY'
+import os
+os.environ["KERAS_BACKEND"] = "jax"  # Keras on JAX, TensorFlow for the input pipeline
+import numpy as np, tensorflow as tf, keras
+x, y = np.random.rand(8192, 784).astype("float32"), np.random.randint(0, 10, 8192)
+data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(8192).batch(256)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(1024, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(data, epochs=2, verbose=2)
+PY
 
 if [ "$SET" = j ]; then
   pp=/root/pp; mkdir -p "$pp"
@@ -839,6 +849,7 @@ if [ "$SET" = j ]; then
   LIMIT=120 fault mixed-precision-cpu CUDA_VISIBLE_DEVICES=-1
   LIMIT=200 fault prefetch-to-device-ok
   LIMIT=200 fault steps-per-execution-ok
+  LIMIT=200 fault keras-jax-beside-tf  # the machine's own JAX, as a user with both installed has it
   touch "$o/done"
   exit 0
 fi
