@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Issue 28 on a machine without a GPU: real TensorFlow 2.21 / Keras 3.15 logs of faults that need no GPU to happen
+# (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
+# Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
+# stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
+#   bash scripts/cpu_issue28.sh WORKDIR OUTDIR
+# WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
+# tensorflow-addons 0.23.0, typeguard 2.13.3) and gets two virtual environments: tensorflow-cpu 2.21.0 (the
+# project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
+# the CUDA wheels of tensorflow[and-cuda] from ~/.cache/tfgpu-stage/big (../shared/gpu/stage.sh downloads them).
+set -u
+work=$1 out=$2; mkdir -p "$out"
+cpu_python=$PWD/.venv/bin/python gpu_python=$work/gpu-build/bin/python
+w=$work/scripts; rm -rf "$w"; mkdir -p "$w"
+fault() {  # fault NAME PYTHON [ENV=VALUE...]: run $w/NAME.py as `python3 train.py`; the log is $out/NAME.log
+  local name=$1 python=$2; shift 2
+  echo "== $name"
+  ( cd "$w" && echo "\$ python3 train.py" && env "$@" timeout -k 15 300 "$python" "$name.py"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
+  tail -2 "$out/$name.log" | cut -c1-200
+}
+overlay() {  # overlay WHEEL...: the wheels unpacked into one directory, to go first on PYTHONPATH as pip would install them
+  local dir=$work/overlay-$(basename "$1" | cut -d- -f1-2); rm -rf "$dir"; mkdir -p "$dir"
+  for wheel in "$@"; do python3 -m zipfile -e "$wheel" "$dir"; done; echo "$dir"; }
+cat >"$w/mlp.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(4096, 784).astype("float32"), np.random.randint(0, 10, 4096)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+for name in gpu-build-no-gpu-ok and-cuda-no-gpu-ok cpu-build-ok numpy-1-24; do cp "$w/mlp.py" "$w/$name.py"; done
+cat >"$w/keras-engine-import.py" <<'PY'
+from keras.engine.topology import Layer  # a custom layer written for Keras 2
+class Scale(Layer):
+    def call(self, inputs):
+        return inputs * 2
+PY
+cat >"$w/keras-tensor-in-tf-op.py" <<'PY'
+import tensorflow as tf, keras
+inputs = keras.Input((16,))
+hidden = keras.layers.Dense(8)(inputs)
+outputs = tf.nn.softmax(hidden) * tf.reduce_max(hidden)  # TF ops on a functional model's symbolic tensors
+model = keras.Model(inputs, outputs)
+PY
+cat >"$w/predict-classes.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3, activation="softmax")])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+print(model.predict_classes(np.random.rand(4, 8)))
+PY
+cat >"$w/nb-epoch-arg.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(64, 8), np.random.rand(64, 1), nb_epoch=2, verbose=2)  # Keras 1's name for epochs
+PY
+cat >"$w/np-utils-import.py" <<'PY'
+import numpy as np
+from keras.utils.np_utils import to_categorical
+print(to_categorical(np.array([0, 2, 1]), 3))
+PY
+cat >"$w/tf-placeholder.py" <<'PY'
+import tensorflow as tf
+x = tf.compat.v1.placeholder(tf.float32, shape=[None, 784])  # a TF 1.x graph input
+y = tf.reduce_sum(x)
+PY
+cat >"$w/tf-gfile.py" <<'PY'
+import tensorflow as tf
+with tf.gfile.GFile("labels.txt", "w") as f:  # TF 1.x's file API
+    f.write("cat\ndog\n")
+PY
+cat >"$w/tensorflow-text-old.py" <<'PY'
+import tensorflow as tf
+import tensorflow_text as text
+tokenizer = text.WhitespaceTokenizer()
+print(tokenizer.tokenize(tf.constant(["hello world"])))
+PY
+cat >"$w/addons-custom-op.py" <<'PY'
+import tensorflow as tf
+import tensorflow_addons as tfa
+print(tfa.text.skip_gram_sample(tf.constant(["the", "quick", "brown", "fox"]), min_skips=1, max_skips=1))
+PY
+fault gpu-build-no-gpu-ok "$gpu_python"
+"$work/gpu-build/bin/pip" install -q --no-deps "$HOME"/.cache/tfgpu-stage/big/nvidia_*.whl
+fault and-cuda-no-gpu-ok "$gpu_python"
+fault cpu-build-ok "$cpu_python"
+fault keras-engine-import "$cpu_python"
+fault keras-tensor-in-tf-op "$cpu_python"
+fault predict-classes "$cpu_python"
+fault nb-epoch-arg "$cpu_python"
+fault np-utils-import "$cpu_python"
+fault tf-placeholder "$cpu_python"
+fault tf-gfile "$cpu_python"
+fault tensorflow-text-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tensorflow_text-2.15.0-*.whl)"
+fault numpy-1-24 "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/numpy-1.24.4-*.whl)"
+fault addons-custom-op "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tensorflow_addons-0.23.0-*.whl "$work"/wheels/typeguard-2.13.3-*.whl)"
