@@ -1,4 +1,5 @@
-"""Issue 28: explain on real TensorFlow 2.21 logs of known faults, recorded on the lent GPU machine.
+"""Issue 28: explain on real TensorFlow 2.21 logs of known faults, recorded on the lent GPU machine (sets a to j)
+and, for faults that need no GPU, on a machine without one (set k, scripts/cpu_issue28.sh).
 
 The public corpus is mostly TF 1.x and early 2.x; these logs are what TF 2.21 and Keras 3.15 print today for
 faults a user meets (out of memory, another process holding the GPU, memory growth set late, a fork after CUDA

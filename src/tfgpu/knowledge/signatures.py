@@ -215,6 +215,10 @@ _NO_LIBCUDA = re.compile(
 303, when libcuda.so.1 cannot be loaded). The call shows no driver, so no GPU. From TF 2.16 XLA logs the status it got
 ("failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)", TF 2.21 on a machine without a
 driver, tests/fixtures/tf_logs/gpu-faults/gpu-build-no-gpu-ok.log)."""
+_KERNEL_MODULE_READ = re.compile(r"kernel reported version is:?\s*\d")
+"""TF's CUDA diagnostics read the NVIDIA kernel module's version (/proc/driver/nvidia/version): the driver is loaded, so
+the machine has an NVIDIA GPU, whatever libcuda did (a CUDA toolkit's stub libcuda first on the library path answers
+cuInit with 34 on such a machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults)."""
 _NO_DRIVER = re.compile(
     r"Could not load dynamic library\s*['‘’\"]?(?:libcuda\.so|nvcuda\.dll)|libcuda\.so(?:\.1)?: cannot open shared object"
     r"|Couldn't open CUDA library libcuda|failed to find libcuda\.so on this system|unable to find libcuda\.so DSO"
@@ -1287,7 +1291,9 @@ class LogScanner:
         """
         if not self.gpu_seen:
             shown = _NO_LIBCUDA.sub("", block) if "cuInit" in block else block
-            self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS)
+            self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS) or (
+                "kernel reported version" in block and _KERNEL_MODULE_READ.search(block) is not None
+            )
         if first:
             self._read_start(block, block.lower())
         if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):

@@ -1,6 +1,7 @@
-"""explain on real TF 2.21 / Keras 3.15 logs of known faults, recorded on the lent GPU machine (issue 28).
+"""explain on real TF 2.21 / Keras 3.15 logs of known faults, recorded on the lent GPU machine and without one (issue 28).
 
-scripts/h200_issue28.sh made them on an H100 80GB (2026-12-06); each log's category was written in
+scripts/h200_issue28.sh made them on an H100 80GB (2026-12-06; set k, faults that need no GPU, scripts/cpu_issue28.sh
+on the development machine, which has none); each log's category was written in
 benchmarks/corpus/gpu-faults.json before the log existed. These are TF's own words of today, which the
 public corpus (mostly TF 1.x and early 2.x) has few of.
 """

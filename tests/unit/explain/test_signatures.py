@@ -345,6 +345,17 @@ def test_no_cuda_is_a_problem_only_where_a_gpu_is_known_or_shown():
     asked = "My RTX 3060 is not used by tensorflow 2.15"
     assert ("cudart-stub-no-cuda-runtime", False) in verdict([asked, line, no_driver])
     assert scan([asked, line, no_driver]).context.gpu is GpuKnown.WANTED
+    # TF 2.16+ logs the stand-in's answer inside XLA's status (TF 2.21's GPU build on a machine without a GPU, set k)
+    status = (
+        "E0000 00:00:1796562448.927008    4540 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: "
+        "Failed call to cuInit: UNKNOWN ERROR (303)"
+    )
+    assert verdict([line, status]) == [("cpu-machine-no-cuda", True)]
+    assert verdict([status]) == [("no-nvidia-driver-cpu-run", True)]  # with the CUDA wheels: cudart loads, cuInit fails
+    assert ("cudart-stub-no-cuda-runtime", False) in verdict([asked, line, status])
+    # a device that is there but hidden answers cuInit otherwise: a GPU is shown
+    hidden = status.replace("UNKNOWN ERROR (303)", "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
+    assert ("cudart-stub-no-cuda-runtime", False) in verdict([line, hidden])
 
 
 def test_no_driver_at_all_is_a_cpu_run_unless_the_log_asks_for_a_gpu_or_the_program_cannot_start():
@@ -2724,3 +2735,43 @@ def test_every_pattern_waits_for_a_keyword_most_lines_lack():
         if len(key) < 4
     }
     assert not short
+
+
+def test_tf_2_21_package_and_api_changes_are_named_and_their_neighbours_are_not():
+    """Set k's and set j's messages (TF 2.21 / Keras 3.15 runs), each against a near miss that is something else."""
+
+    def top(*lines):
+        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
+        return problems[0].signature.id if problems else None
+
+    tfa_range = (
+        "UserWarning: Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.13.0 "
+        "and strictly below 2.16.0 (nightly versions are not supported). "
+    )
+    tfa = " The versions of TensorFlow you are currently using is 2.21.0 and is not supported. "
+    keras_engine = "ModuleNotFoundError: No module named 'keras.src.engine'"
+    assert top(tfa_range, tfa, keras_engine) == "tensorflow-addons-unsupported-tf"
+    assert top(keras_engine) == "keras2-module-in-keras3"  # without TF Addons' warning: Keras 2 code under Keras 3
+    assert top("RuntimeError: Tensorflow has not been built with TensorRT support.") == "tf-built-without-tensorrt"
+    assert top("TypeError: TensorFlowTrainer.fit() got an unexpected keyword argument 'nb_epoch'") == (
+        "keras1-fit-arguments"
+    )
+    assert top("TypeError: TensorFlowTrainer.fit() got an unexpected keyword argument 'workers'") == (
+        "keras3-fit-loader-arguments"
+    )
+    assert top("AttributeError: 'Sequential' object has no attribute 'predict_classes'") == (
+        "keras-predict-classes-removed"
+    )
+    assert top("AttributeError: 'Sequential' object has no attribute 'predict_step'") != "keras-predict-classes-removed"
+    assert top("RuntimeError: tf.placeholder() is not compatible with eager execution.") == (
+        "tf1-placeholder-under-eager"
+    )
+    assert top("AttributeError: module 'tensorflow' has no attribute 'gfile'. Did you mean: 'fill'?") == (
+        "tf1-api-in-tf2"
+    )
+    assert top("AttributeError: module 'tensorflow' has no attribute 'gfile_utils'") != "tf1-api-in-tf2"
+    constant = "INVALID_ARGUMENT: Input 0 to node `zeros` with op Fill must be a compile-time constant."
+    assert top(constant) == "xla-shape-not-compile-time-constant"
+    assert top("ValueError: A KerasTensor cannot be used as input to a TensorFlow function.") == (
+        "keras3-kerastensor-in-tf-function"
+    )
