@@ -3,9 +3,9 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   bash scripts/cpu_issue28.sh WORKDIR OUTDIR
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default) or l
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
-# tensorflow-addons 0.23.0, typeguard 2.13.3) and gets two virtual environments: tensorflow-cpu 2.21.0 (the
+# tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
 # the CUDA wheels of tensorflow[and-cuda] from ~/.cache/tfgpu-stage/big (../shared/gpu/stage.sh downloads them).
 set -u
@@ -80,6 +80,68 @@ import tensorflow as tf
 import tensorflow_addons as tfa
 print(tfa.text.skip_gram_sample(tf.constant(["the", "quick", "brown", "fox"]), min_skips=1, max_skips=1))
 PY
+
+# Set l: registered after set k was written from (12bc5fd), before any of its logs existed.
+cat >"$w/gpus-index-cpu-package.py" <<'PY'
+import tensorflow as tf
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.experimental.set_memory_growth(gpus[0], True)  # as the GPU guides write it
+PY
+cat >"$w/tf-keras-layer-in-keras3.py" <<'PY'
+import keras, tf_keras
+model = keras.Sequential([keras.Input((8,)), tf_keras.layers.Dense(4)])  # a layer from tf_keras (Keras 2)
+PY
+cat >"$w/hub-keraslayer-sequential.py" <<'PY'
+import tensorflow as tf, tensorflow_hub as hub, keras
+class Embed(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None, 8], tf.float32)])
+    def __call__(self, x):
+        return x * 2
+tf.saved_model.save(Embed(), "embed_model")  # a SavedModel as TF Hub serves them
+model = keras.Sequential([hub.KerasLayer("embed_model", input_shape=[8]), keras.layers.Dense(1)])
+PY
+cat >"$w/keras-wrappers-sklearn.py" <<'PY'
+from keras.wrappers.scikit_learn import KerasClassifier  # Keras 2's scikit-learn wrapper
+PY
+cat >"$w/advanced-activations-import.py" <<'PY'
+from keras.layers.advanced_activations import LeakyReLU  # Keras 2.2's module
+PY
+cat >"$w/mirrored-cpu-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=2, batch_size=128, verbose=2)
+PY
+cat >"$w/legacy-mixed-precision-cpu-ok.py" <<'PY'
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # Keras 2 (tf_keras) for this code
+import numpy as np, tensorflow as tf
+tf.keras.mixed_precision.set_global_policy("mixed_float16")
+model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu", input_shape=(32,)), tf.keras.layers.Dense(1, dtype="float32")])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, verbose=2)
+PY
+cat >"$w/h5py-numpy1-build.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(64, 8), np.random.rand(64, 1), epochs=1, verbose=2)
+model.save("model.h5")  # HDF5 through h5py
+PY
+if [ "${SET:-k}" = l ]; then
+  fault gpus-index-cpu-package "$cpu_python"
+  fault tf-keras-layer-in-keras3 "$cpu_python"
+  fault hub-keraslayer-sequential "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tensorflow_hub-0.16.1-*.whl)"
+  fault keras-wrappers-sklearn "$cpu_python"
+  fault advanced-activations-import "$cpu_python"
+  fault mirrored-cpu-ok "$cpu_python"
+  fault legacy-mixed-precision-cpu-ok "$cpu_python"
+  fault h5py-numpy1-build "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/h5py-3.9.0-*.whl)"
+  exit 0
+fi
+
 fault gpu-build-no-gpu-ok "$gpu_python"
 "$work/gpu-build/bin/pip" install -q --no-deps "$HOME"/.cache/tfgpu-stage/big/nvidia_*.whl
 fault and-cuda-no-gpu-ok "$gpu_python"
