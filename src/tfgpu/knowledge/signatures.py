@@ -231,8 +231,10 @@ it at every start."""
 _NO_DRIVER_KEYS = ("libcuda", "nvcuda", "kernel driver", "nvidia/version", "cuInit")
 _TF_SAYS_NO_GPU = re.compile(
     r"Could not find cuda drivers on your machine, GPU will not be used|if you do not have a GPU set up on your machine"
+    r"|may run slowly because this machine does not have a GPU[^\n]*|If you will use compatible GPU\(s\) not attached[^\n]*"
 )
-"""TF's own sentences about a missing GPU, which a paste may carry without their log prefix: not the poster's words."""
+"""TF's own sentences about a missing GPU, which a paste may carry without their log prefix: not the poster's words
+(Keras 2's mixed-precision check prints two lines of its own without a prefix, set l's legacy-mixed-precision-cpu-ok)."""
 _ASKS_ANYWHERE = re.compile(
     r"(?i)LD_LIBRARY_PATH[:=]\s*\S*(?:cuda|nvidia)|nvidia-smi|--gpus\b|--runtime[= ]?nvidia|nvidia-docker"
 )

@@ -2775,3 +2775,38 @@ def test_tf_2_21_package_and_api_changes_are_named_and_their_neighbours_are_not(
     assert top("ValueError: A KerasTensor cannot be used as input to a TensorFlow function.") == (
         "keras3-kerastensor-in-tf-function"
     )
+
+
+def test_set_l_messages_keras_2_layers_numpy_builds_and_an_empty_gpu_list():
+    """Set l's messages (TF 2.21 on a machine without a GPU), each beside what it must not be read as."""
+
+    def ids(*lines, context=None):
+        return [h.signature.id for h in scan(list(lines), context).hits if not h.signature.benign]
+
+    hub = "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+    assert (
+        ids(hub + "<tensorflow_hub.keras_layer.KerasLayer object at 0x7f2bc9785f90>")[0] == "keras-2-code-under-keras-3"
+    )
+    numpy = (
+        "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88"
+    )
+    assert ids(numpy) == ["numpy-struct-size-changed"]
+    indexed = "    tf.config.experimental.set_memory_growth(gpus[0], True)"
+    assert ids(indexed, "IndexError: list index out of range")[0] == "gpu-list-indexed-empty"
+    assert "gpu-list-indexed-empty" not in ids(indexed)  # the line alone: nothing failed
+    # Keras 2's mixed-precision check: its own sentences are not a poster asking for a GPU
+    check = [
+        "WARNING:tensorflow:Mixed precision compatibility check (mixed_float16): WARNING",
+        "The dtype policy mixed_float16 may run slowly because this machine does not have a GPU. Only Nvidia GPUs with "
+        "compute capability of at least 7.0 run quickly with mixed_float16.",
+        "If you will use compatible GPU(s) not attached to this host, e.g. by running a multi-worker model, you can "
+        "ignore this warning. This message will only be logged once",
+    ]
+    result = scan(check)
+    assert [h.signature.id for h in result.hits] == ["mixed-precision-check-no-gpu"]
+    assert result.context.gpu is GpuKnown.UNKNOWN
+    assert ids(*check, context=ScanContext(no_gpu=False)) == ["mixed-precision-check-gpu-not-seen"]
+    # the header alone no longer says the GPU lacks Tensor Cores; the GPU's own line still does
+    assert ids(check[0]) != ["mixed-precision-slow-gpu"]
+    slow = "Your GPU may run slowly with dtype policy mixed_float16 because it does not have compute capability of at least 7.0."
+    assert ids(check[0], slow) == ["mixed-precision-slow-gpu"]
