@@ -79,6 +79,7 @@ CONTEXT = {
     "ptxas-predates-gpu": ScanContext(tf_version="2.4", gpu_cc=(8, 6)),  # CUDA 11.0's ptxas on an RTX 30xx
     # TF 2.18 is built with cuDNN 9.3
     "dnn-init-failed-cudnn-older-than-build": ScanContext(tf_version="2.18", cudnn_installed=("9.1",)),
+    "mixed-precision-check-gpu-not-seen": ScanContext(no_gpu=False),  # the facts say a GPU is here
 }
 
 
@@ -131,6 +132,7 @@ def _also_line(signature: Signature) -> str:
         "op-build-nvcc-missing": 'Setting up TensorFlow plugin "fused_bias_act.cu": Preprocessing... Compiling... Failed!',
         "op-library-abi-flag-said": "causes an undefined symbol error. Removing it makes everything work.",
         "jax-oom-beside-tensorflow": "import tensorflow_datasets as tfds",
+        "gpu-list-indexed-empty": "IndexError: list index out of range",
     }
     return samples[signature.id]
 
