@@ -206,9 +206,10 @@ _NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
 """A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
 
 
+_CUINIT_FAILED = r"failed call to cuInit: (?:INTERNAL: CUDA error: Failed call to cuInit: )?"
+"""TF's cuInit failure line; from TF 2.16 XLA logs the status it got, which repeats the call before the CUDA error."""
 _NO_LIBCUDA = re.compile(
-    r"failed call to cuInit: (?:INTERNAL: CUDA error: Failed call to cuInit: )?"
-    r"(?:UNKNOWN ERROR \((?:34|303)\)|CUDA_ERROR_(?:STUB_LIBRARY|SHARED_OBJECT_INIT_FAILED))"
+    _CUINIT_FAILED + r"(?:UNKNOWN ERROR \((?:34|303)\)|CUDA_ERROR_(?:STUB_LIBRARY|SHARED_OBJECT_INIT_FAILED))"
 )
 """cuInit refused for want of a driver library: the CUDA toolkit's stub libcuda answered (CUDA_ERROR_STUB_LIBRARY,
 34), or none was loaded at all (TF's cuda_stub.cc answers every driver call with CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
@@ -223,7 +224,7 @@ _NO_DRIVER = re.compile(
     r"Could not load dynamic library\s*['‘’\"]?(?:libcuda\.so|nvcuda\.dll)|libcuda\.so(?:\.1)?: cannot open shared object"
     r"|Couldn't open CUDA library libcuda|failed to find libcuda\.so on this system|unable to find libcuda\.so DSO"
     r"|kernel driver does not appear to be running on this host|/proc/driver/nvidia/version does not exist"
-    r"|failed call to cuInit: (?:INTERNAL: CUDA error: Failed call to cuInit: )?(?:UNKNOWN ERROR \(303\)|CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"
+    r"|" + _CUINIT_FAILED + r"(?:UNKNOWN ERROR \(303\)|CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"
 )
 """What TF's GPU build prints where no NVIDIA driver is installed: the driver library (libcuda, nvcuda.dll) not
 loadable, cuInit answered by TF's own stub for it, no kernel module (/proc/driver/nvidia). A CPU machine prints
