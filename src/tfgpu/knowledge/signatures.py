@@ -478,6 +478,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_tensor_cores is not None
         or sig.when_other_cuda
         or sig.when_want_not_tf_cuda
+        or sig.when_want_not_tf_cudnn
     )
 
 
@@ -583,6 +584,10 @@ class Signature:
     """Only when the TF release (facts or log) is known and the CUDA it was built for does not provide the
     version the pattern's ``want`` group names: the library asking is built for another CUDA than this TF
     (an extension such as Horovod's, or another build of TF), whatever CUDA is installed."""
+    when_want_not_tf_cudnn: bool = False
+    """Only when the TF release (facts or log) is known and the cuDNN (major.minor) its pip build was compiled with is not
+    the one the pattern's ``want`` group names: the "source was compiled with" line is not that build's (JAX prints the
+    same check from the same XLA code in the same process; a conda or source build of TF may be compiled otherwise)."""
     when_kernels: frozenset[KernelSupport] | None = None
     """Only when the TF release's build meets the GPU so (``ScanContext.kernels``): a CUDA 10 build on an Ampere GPU
     carries no machine code for it, which TF's line alone ("Blas GEMM launch failed") does not say."""
@@ -831,6 +836,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_cudnn_not_for_cuda=bool(when.get("cudnn_not_for_cuda", False)),
                 when_tf_cuda_differs=bool(when.get("tf_cuda_differs", False)),
                 when_want_not_tf_cuda=bool(when.get("want_not_tf_cuda", False)),
+                when_want_not_tf_cudnn=bool(when.get("want_not_tf_cudnn", False)),
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
                 when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
@@ -1644,6 +1650,8 @@ class LogScanner:
             return False
         if signature.when_want_not_tf_cuda and not _want_not_built(hit.groups.get("want", ""), ctx):
             return False
+        if signature.when_want_not_tf_cudnn and not _cudnn_want_not_built(hit.groups.get("want", ""), ctx):
+            return False
         if any(id(p) not in self._also_seen for p in signature.also):
             return False
         if signature.when_os and ctx.os != signature.when_os:
@@ -1737,7 +1745,7 @@ def told_fields(signature: Signature) -> frozenset[str]:
     told: frozenset[str] = frozenset()
     if signature.when_tf_cuda_differs:
         told |= {"tf", "built", "installed"}
-    if signature.when_want_not_tf_cuda:
+    if signature.when_want_not_tf_cuda or signature.when_want_not_tf_cudnn:
         told |= {"tf", "built"}
     if signature.when_other_cudnn or signature.when_cudnn_not_for_cuda:
         told |= {"installed"}
@@ -1766,6 +1774,9 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
     if signature.when_want_not_tf_cuda and ctx.tf_version:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
+    if signature.when_want_not_tf_cudnn and ctx.tf_version:
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("built", built_cudnn(ctx) or "?")
     if signature.when_other_cudnn and ctx.cudnn_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
     if signature.when_cudnn_not_for_cuda and ctx.cuda_installed:
@@ -1865,6 +1876,21 @@ def built_cudnn(ctx: ScanContext) -> str | None:
     release = _tested_release(ctx)
     version = re.match(r"\d+\.\d+", release.cudnn) if release else None
     return version.group() if version else None
+
+
+def _cudnn_want_not_built(want: str, ctx: ScanContext) -> bool:
+    """True when the log's TF release is known and its pip build's cuDNN (major.minor) is not ``want``'s.
+
+    Examples:
+        >>> _cudnn_want_not_built("9.12.0", ScanContext(tf_version="2.21"))
+        True
+        >>> _cudnn_want_not_built("9.3.0", ScanContext(tf_version="2.21"))
+        False
+        >>> _cudnn_want_not_built("9.12.0", ScanContext())
+        False
+    """
+    built, wanted = _version(built_cudnn(ctx)), _version(want)
+    return built is not None and wanted is not None and wanted[:2] != built[:2]
 
 
 def cudnn_below_build(ctx: ScanContext) -> bool:

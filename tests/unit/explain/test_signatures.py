@@ -80,6 +80,7 @@ CONTEXT = {
     # TF 2.18 is built with cuDNN 9.3
     "dnn-init-failed-cudnn-older-than-build": ScanContext(tf_version="2.18", cudnn_installed=("9.1",)),
     "mixed-precision-check-gpu-not-seen": ScanContext(no_gpu=False),  # the facts say a GPU is here
+    "cudnn-version-mismatch-not-tf-build": ScanContext(tf_version="2.21"),  # built with cuDNN 9.3, not 9.12
 }
 
 
@@ -2812,3 +2813,17 @@ def test_set_l_messages_keras_2_layers_numpy_builds_and_an_empty_gpu_list():
     assert ids(check[0]) != ["mixed-precision-slow-gpu"]
     slow = "Your GPU may run slowly with dtype policy mixed_float16 because it does not have compute capability of at least 7.0."
     assert ids(check[0], slow) == ["mixed-precision-slow-gpu"]
+
+
+def test_a_cudnn_check_naming_another_build_than_tfs_is_another_library_s():
+    """Set j: Keras on JAX beside TF's tf.data logged XLA's cuDNN check for JAX's build (9.12), not TF 2.21's (9.3)."""
+    line = "Loaded runtime CuDNN library: 9.3.0 but source was compiled with: {want}.  CuDNN library needs to have matching"
+
+    def top(want, tf_version):
+        hits = scan([line.format(want=want)], ScanContext(tf_version=tf_version)).hits
+        return hits[0].signature.id, hits[0].groups
+
+    signature, groups = top("9.12.0", "2.21")
+    assert signature == "cudnn-version-mismatch-not-tf-build" and groups["built"] == "9.3"
+    assert top("9.12.0", None)[0] == "cudnn-version-mismatch"  # TF's release unknown: no claim about whose build
+    assert top("9.3.0", "2.21")[0] == "cudnn-version-mismatch"  # TF's own build: TF's own check
