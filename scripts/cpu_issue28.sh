@@ -3,7 +3,7 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default) or l
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l or m
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
 # tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
@@ -130,6 +130,37 @@ model.compile(optimizer="adam", loss="mse")
 model.fit(np.random.rand(64, 8), np.random.rand(64, 1), epochs=1, verbose=2)
 model.save("model.h5")  # HDF5 through h5py
 PY
+# Set m: registered after set l was written from (993f7d7), before any of its logs existed. The pip runs use a fresh
+# virtual environment (WORKDIR/pip-env) and the package index this machine is given, as a user's `pip install` does.
+cat >"$w/mirrored-gpu-on-cpu-package.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+strategy = tf.distribute.MirroredStrategy(["/gpu:0"])  # train on the GPU
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(1024, 32), np.random.rand(1024, 1), epochs=1, batch_size=128, verbose=2)
+PY
+cat >"$w/pinned-gpu-on-cpu-package.py" <<'PY'
+import tensorflow as tf
+tf.config.set_soft_device_placement(False)  # fail rather than fall back to the CPU
+with tf.device("/GPU:0"):
+    a = tf.random.normal([1024, 1024])
+    print(float(tf.reduce_sum(tf.matmul(a, a))))
+PY
+pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fresh environment; the log is $out/NAME.log
+  local name=$1; shift
+  rm -rf "$work/pip-env"; python3 -m venv "$work/pip-env"
+  echo "== $name"
+  ( cd "$w" && echo "\$ python3 -m pip install $*" && timeout -k 15 600 "$work/pip-env/bin/python" -m pip install --no-cache-dir "$@"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
+  tail -2 "$out/$name.log" | cut -c1-200
+}
+if [ "${SET:-k}" = m ]; then
+  pip_fault pip-tensorflow-gpu tensorflow-gpu
+  pip_fault pip-tf-210-py311 tensorflow==2.10.0
+  fault mirrored-gpu-on-cpu-package "$cpu_python"
+  fault pinned-gpu-on-cpu-package "$cpu_python"
+  exit 0
+fi
 if [ "${SET:-k}" = l ]; then
   fault gpus-index-cpu-package "$cpu_python"
   fault tf-keras-layer-in-keras3 "$cpu_python"
