@@ -2827,3 +2827,18 @@ def test_a_cudnn_check_naming_another_build_than_tfs_is_another_library_s():
     assert signature == "cudnn-version-mismatch-not-tf-build" and groups["built"] == "9.3"
     assert top("9.12.0", None)[0] == "cudnn-version-mismatch"  # TF's release unknown: no claim about whose build
     assert top("9.3.0", "2.21")[0] == "cudnn-version-mismatch"  # TF's own build: TF's own check
+
+
+def test_a_gpu_pinned_op_in_a_process_with_no_gpu_device_is_no_gpu_not_a_missing_kernel():
+    """TF 2.21's eager placement error lists every device the process has (set m under tensorflow-cpu; set b on the H100)."""
+    error = (
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: Could not satisfy device specification "
+        "'/job:localhost/replica:0/task:0/device:GPU:0'. enable_soft_placement=0. Supported device types [CPU]. "
+        "All available devices [{devices}]."
+    )
+    cpu_only = error.format(devices="/job:localhost/replica:0/task:0/device:CPU:0")
+    with_gpu = error.format(
+        devices="/job:localhost/replica:0/task:0/device:CPU:0, /job:localhost/replica:0/task:0/device:GPU:0"
+    )
+    assert scan([cpu_only]).hits[0].signature.id == "gpu-device-spec-none-registered"
+    assert scan([with_gpu]).hits[0].signature.id == "op-without-gpu-kernel"
