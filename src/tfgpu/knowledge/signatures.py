@@ -216,10 +216,6 @@ _NO_LIBCUDA = re.compile(
 303, when libcuda.so.1 cannot be loaded). The call shows no driver, so no GPU. From TF 2.16 XLA logs the status it got
 ("failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)", TF 2.21 on a machine without a
 driver, tests/fixtures/tf_logs/gpu-faults/gpu-build-no-gpu-ok.log)."""
-_KERNEL_MODULE_READ = re.compile(r"kernel reported version is:?\s*\d")
-"""TF's CUDA diagnostics read the NVIDIA kernel module's version (/proc/driver/nvidia/version): the driver is loaded, so
-the machine has an NVIDIA GPU, whatever libcuda did (a CUDA toolkit's stub libcuda first on the library path answers
-cuInit with 34 on such a machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults)."""
 _NO_DRIVER = re.compile(
     r"Could not load dynamic library\s*['‘’\"]?(?:libcuda\.so|nvcuda\.dll)|libcuda\.so(?:\.1)?: cannot open shared object"
     r"|Couldn't open CUDA library libcuda|failed to find libcuda\.so on this system|unable to find libcuda\.so DSO"
@@ -1298,11 +1294,18 @@ class LogScanner:
         the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
         only, what TF's setup and a poster's words say (``_read_start``).
         """
+        if "reported version is" in block or "NVRM version" in block:
+            for found in _DRIVER_REPORTED.finditer(block):
+                side, version = (
+                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
+                )
+                self.driver_reported.setdefault(side, version)
         if not self.gpu_seen:
+            # A kernel module's version read by TF's diagnostics: the driver is loaded, so an NVIDIA GPU is here,
+            # whatever libcuda did (a toolkit's stub libcuda first on the path answers cuInit with 34 on such a
+            # machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults).
             shown = _NO_LIBCUDA.sub("", block) if "cuInit" in block else block
-            self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS) or (
-                "kernel reported version" in block and _KERNEL_MODULE_READ.search(block) is not None
-            )
+            self.gpu_seen = any(k in shown for k in _GPU_EVIDENCE_KEYS) or "kernel" in self.driver_reported
         if first:
             self._read_start(block, block.lower())
         if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
@@ -1318,12 +1321,6 @@ class LogScanner:
             size = _DEVICE_MEMORY_SIZE.search(block)
             if size:
                 self.device_memory_mb = float(size["size"]) * _UNIT[size["unit"]] / 2**20
-        if "reported version is" in block or "NVRM version" in block:
-            for found in _DRIVER_REPORTED.finditer(block):
-                side, version = (
-                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
-                )
-                self.driver_reported.setdefault(side, version)
         if self.tensor_cores_seen is None and any(k in block for k in _CAPABILITY_KEYS):
             capability = _CAPABILITY.search(block)
             if capability:
