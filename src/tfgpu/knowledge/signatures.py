@@ -581,8 +581,8 @@ class Signature:
     version the pattern's ``want`` group names: the library asking is built for another CUDA than this TF
     (an extension such as Horovod's, or another build of TF), whatever CUDA is installed."""
     when_want_not_tf_cudnn: bool = False
-    """Only when the TF release (facts or log) is known and the cuDNN (major.minor) its pip build was compiled with is not
-    the one the pattern's ``want`` group names: the "source was compiled with" line is not that build's (JAX prints the
+    """Only when the TF release (facts or log) is known and the pattern's ``want`` group names another minor of the cuDNN
+    major its pip build was compiled with: the "source was compiled with" line is not that build's (JAX prints the
     same check from the same XLA code in the same process; a conda or source build of TF may be compiled otherwise)."""
     when_kernels: frozenset[KernelSupport] | None = None
     """Only when the TF release's build meets the GPU so (``ScanContext.kernels``): a CUDA 10 build on an Ampere GPU
@@ -1876,18 +1876,23 @@ def built_cudnn(ctx: ScanContext) -> str | None:
 
 
 def _cudnn_want_not_built(want: str, ctx: ScanContext) -> bool:
-    """True when the log's TF release is known and its pip build's cuDNN (major.minor) is not ``want``'s.
+    """True when the log's TF release is known and ``want`` is another minor of its pip build's cuDNN major.
+
+    Another major (8.6 against a 9.3 build) is more likely a log of another TF release read beside this
+    machine's facts than another library in the same process, so it keeps TF's own reading.
 
     Examples:
         >>> _cudnn_want_not_built("9.12.0", ScanContext(tf_version="2.21"))
         True
         >>> _cudnn_want_not_built("9.3.0", ScanContext(tf_version="2.21"))
         False
+        >>> _cudnn_want_not_built("8.6.0", ScanContext(tf_version="2.21"))
+        False
         >>> _cudnn_want_not_built("9.12.0", ScanContext())
         False
     """
     built, wanted = _version(built_cudnn(ctx)), _version(want)
-    return built is not None and wanted is not None and wanted[:2] != built[:2]
+    return built is not None and wanted is not None and wanted[0] == built[0] and wanted[:2] != built[:2]
 
 
 def cudnn_below_build(ctx: ScanContext) -> bool:

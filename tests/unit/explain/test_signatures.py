@@ -2827,6 +2827,7 @@ def test_a_cudnn_check_naming_another_build_than_tfs_is_another_library_s():
     assert signature == "cudnn-version-mismatch-not-tf-build" and groups["built"] == "9.3"
     assert top("9.12.0", None)[0] == "cudnn-version-mismatch"  # TF's release unknown: no claim about whose build
     assert top("9.3.0", "2.21")[0] == "cudnn-version-mismatch"  # TF's own build: TF's own check
+    assert top("8.6.0", "2.21")[0] == "cudnn-version-mismatch"  # another major: likely another TF release's log
 
 
 def test_a_gpu_pinned_op_in_a_process_with_no_gpu_device_is_no_gpu_not_a_missing_kernel():
