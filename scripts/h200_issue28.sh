@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i or j (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j or n (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -850,6 +850,102 @@ if [ "$SET" = j ]; then
   LIMIT=200 fault prefetch-to-device-ok
   LIMIT=200 fault steps-per-execution-ok
   LIMIT=200 fault keras-jax-beside-tf  # the machine's own JAX, as a user with both installed has it
+  touch "$o/done"
+  exit 0
+fi
+
+# Set n: registered after set m was written from (542dd1c), before any of its logs existed.
+cat >"$w/labels-out-of-range.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+x, y = rng.random((8192, 784), dtype=np.float32), rng.integers(1, 11, 8192)  # classes numbered 1 to 10
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10, activation="softmax")])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/threading-after-init.py" <<'PY'
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))
+tf.config.threading.set_intra_op_parallelism_threads(4)
+PY
+cat >"$w/input-ran-out.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+rng = np.random.default_rng(0)
+x, y = rng.random((4096, 784), dtype=np.float32), rng.integers(0, 10, 4096)
+data = tf.data.Dataset.from_tensor_slices((x, y)).batch(128)  # 32 batches, no repeat()
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(data, epochs=3, steps_per_epoch=50, verbose=2)
+PY
+cat >"$w/lambda-safe-mode.py" <<'PY'
+import numpy as np, keras
+inputs = keras.Input((32,))
+scaled = keras.layers.Lambda(lambda t: t * 2.0)(inputs)
+model = keras.Model(inputs, keras.layers.Dense(1)(scaled))
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(256, 32), np.random.rand(256, 1), epochs=1, verbose=2)
+model.save("scaled.keras")
+restored = keras.models.load_model("scaled.keras")
+print(restored.summary())
+PY
+cat >"$w/proto-2gb.py" <<'PY'
+import numpy as np, tensorflow as tf
+table = np.full((600_000_000,), 0.5, dtype=np.float32)  # 2.4 GB of embeddings
+@tf.function
+def lookup(ids):
+    return tf.gather(table, ids)
+print(lookup(tf.constant([1, 2, 3])))
+PY
+cat >"$w/check-numerics.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+tf.debugging.enable_check_numerics()
+x = np.random.rand(1024, 32).astype("float32")
+x[5, 3] = -1.0  # one bad reading
+class LogFeatures(keras.layers.Layer):
+    def call(self, t):
+        return tf.math.log(t)
+model = keras.Sequential([keras.Input((32,)), LogFeatures(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, np.random.rand(1024, 1), epochs=1, batch_size=128, verbose=2)
+PY
+cp "$w/cnn-ok.py" "$w/vlog-cnn-ok.py"
+prepend 'import tensorflow as tf\ntf.config.set_soft_device_placement(False)\n' cnn-ok.py soft-placement-off-ok.py
+cat >"$w/fraction-over-one-ok.py" <<'PY'
+import tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+options = tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=2.0)  # more than the GPU has: unified memory
+with tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(gpu_options=options)) as session:
+    a = tf.random.normal([8192, 8192])
+    print(session.run(tf.reduce_sum(tf.matmul(a, a))))
+PY
+cp "$w/jit-ok.py" "$w/xla-dump-ok.py"
+cat >"$w/textvectorization-jit.py" <<'PY'
+import numpy as np, keras
+words = ["gpu", "busy", "idle", "memory", "kernel", "batch", "epoch", "tensor"]
+rng = np.random.default_rng(0)
+texts = np.array([" ".join(rng.choice(words, 6)) for _ in range(2048)])
+labels = rng.random((2048, 1)).astype("float32")
+vectorize = keras.layers.TextVectorization(max_tokens=100, output_sequence_length=8)
+vectorize.adapt(texts)
+model = keras.Sequential([keras.Input((1,), dtype="string"), vectorize, keras.layers.Embedding(100, 16),
+                          keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(texts, labels, epochs=1, batch_size=64, verbose=2)
+PY
+
+if [ "$SET" = n ]; then
+  LIMIT=200 fault labels-out-of-range
+  LIMIT=120 fault threading-after-init
+  LIMIT=200 fault input-ran-out
+  LIMIT=200 fault lambda-safe-mode
+  LIMIT=200 fault proto-2gb
+  LIMIT=200 fault check-numerics
+  LIMIT=200 fault vlog-cnn-ok TF_CPP_VMODULE=gpu_device=2,bfc_allocator=1
+  ls -l "$o/vlog-cnn-ok.log" >"$o/vlog-size.txt"
+  LIMIT=200 fault soft-placement-off-ok
+  LIMIT=200 fault fraction-over-one-ok
+  LIMIT=200 fault xla-dump-ok XLA_FLAGS=--xla_dump_to=/tmp/xla-dump
+  LIMIT=200 fault textvectorization-jit
   touch "$o/done"
   exit 0
 fi
