@@ -3,7 +3,7 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l or m
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m or n
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
 # tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
@@ -147,6 +147,61 @@ with tf.device("/GPU:0"):
     a = tf.random.normal([1024, 1024])
     print(float(tf.reduce_sum(tf.matmul(a, a))))
 PY
+# Set n: registered after set m was written from (542dd1c), before any of its logs existed: Keras training faults
+# that need no GPU to happen (set o, their GPU twin and the GPU-only runs, is scripts/h200_issue28.sh).
+cat >"$w/threading-after-init.py" <<'PY'
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))
+tf.config.threading.set_intra_op_parallelism_threads(4)
+PY
+cat >"$w/input-ran-out.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+rng = np.random.default_rng(0)
+x, y = rng.random((4096, 784), dtype=np.float32), rng.integers(0, 10, 4096)
+data = tf.data.Dataset.from_tensor_slices((x, y)).batch(128)  # 32 batches, no repeat()
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(data, epochs=3, steps_per_epoch=50, verbose=2)
+PY
+cat >"$w/lambda-safe-mode.py" <<'PY'
+import numpy as np, keras
+inputs = keras.Input((32,))
+scaled = keras.layers.Lambda(lambda t: t * 2.0)(inputs)
+model = keras.Model(inputs, keras.layers.Dense(1)(scaled))
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(256, 32), np.random.rand(256, 1), epochs=1, verbose=2)
+model.save("scaled.keras")
+restored = keras.models.load_model("scaled.keras")
+print(restored.summary())
+PY
+cat >"$w/proto-2gb.py" <<'PY'
+import numpy as np, tensorflow as tf
+table = np.full((600_000_000,), 0.5, dtype=np.float32)  # 2.4 GB of embeddings
+@tf.function
+def lookup(ids):
+    return tf.gather(table, ids)
+print(lookup(tf.constant([1, 2, 3])))
+PY
+cat >"$w/check-numerics.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+tf.debugging.enable_check_numerics()
+x = np.random.rand(1024, 32).astype("float32")
+x[5, 3] = -1.0  # one bad reading
+class LogFeatures(keras.layers.Layer):
+    def call(self, t):
+        return tf.math.log(t)
+model = keras.Sequential([keras.Input((32,)), LogFeatures(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, np.random.rand(1024, 1), epochs=1, batch_size=128, verbose=2)
+PY
+cat >"$w/labels-out-of-range-cpu.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+x, y = rng.random((8192, 784), dtype=np.float32), rng.integers(1, 11, 8192)  # classes numbered 1 to 10
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10, activation="softmax")])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
 pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fresh environment; the log is $out/NAME.log
   local name=$1; shift
   rm -rf "$work/pip-env"; python3 -m venv "$work/pip-env"
@@ -154,6 +209,15 @@ pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fres
   ( cd "$w" && echo "\$ python3 -m pip install $*" && timeout -k 15 600 "$work/pip-env/bin/python" -m pip install --no-cache-dir "$@"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
   tail -2 "$out/$name.log" | cut -c1-200
 }
+if [ "${SET:-k}" = n ]; then
+  fault threading-after-init "$cpu_python"
+  fault input-ran-out "$cpu_python"
+  fault lambda-safe-mode "$cpu_python"
+  fault proto-2gb "$cpu_python"
+  fault check-numerics "$cpu_python"
+  fault labels-out-of-range-cpu "$cpu_python"
+  exit 0
+fi
 if [ "${SET:-k}" = m ]; then
   pip_fault pip-tensorflow-gpu tensorflow-gpu
   pip_fault pip-tf-210-py311 tensorflow==2.10.0
