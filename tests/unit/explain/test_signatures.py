@@ -2843,3 +2843,36 @@ def test_a_gpu_pinned_op_in_a_process_with_no_gpu_device_is_no_gpu_not_a_missing
     )
     assert scan([cpu_only]).hits[0].signature.id == "gpu-device-spec-none-registered"
     assert scan([with_gpu]).hits[0].signature.id == "op-without-gpu-kernel"
+
+
+def test_set_n_training_faults_are_named_and_their_neighbours_are_not():
+    """Set n's messages (Keras 3.15 training on TF 2.21), each beside a line that must not take it."""
+
+    def top(*lines):
+        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
+        return (problems[0].signature.id, problems[0].groups) if problems else (None, {})
+
+    label = "Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 3 10 7 1"
+    assert top(label) == ("labels-outside-classes", {"label": "10", "classes": "10"})
+    assert top("Received a label value of 3")[0] != "labels-outside-classes"  # no range: not TF's sentence
+    op = '!!! Detected Infinity or NaN in output 0 of graph op "Log" (# of outputs: 1) !!!'
+    assert top(op, " : Tensor had NaN values") == ("check-numerics-op-named", {"op": "Log"})
+    assert top(" : Tensor had NaN values")[0] == "check-numerics-tensor-had-nan"
+    assert top("Epoch 3/10 - loss: nan")[0] is None  # a NaN loss alone names no cause
+    thread = "RuntimeError: Inter op parallelism cannot be modified after initialization."
+    assert top(thread) == ("threading-modified-after-init", {"what": "Inter"})
+    proto = "ValueError: Cannot create a tensor proto whose content is larger than 2GB."
+    assert top(proto)[0] == "tensor-proto-over-2gb"
+    lam = "ValueError: Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda."
+    assert top(lam)[0] == "keras-lambda-unsafe-deserialization"
+    assert top("ValueError: Requested the deserialization of a `Dense` layer")[0] != "keras-lambda-unsafe-deserialization"
+
+
+def test_input_running_out_of_data_is_a_warning_not_an_error():
+    """Keras 3 ends each epoch where an unrepeated dataset ends and the run exits 0 (set n): a warning."""
+    ran_out = (
+        "UserWarning: Your input ran out of data; interrupting training. Make sure that your dataset or generator "
+        "can generate at least `steps_per_epoch * epochs` batches."
+    )
+    result = scan([ran_out, "50/50 - 0s - 2ms/step - loss: 2.2865"])
+    assert [(h.signature.id, result.severity(h)) for h in result.hits] == [("input-ran-out-of-data", Severity.WARNING)]
