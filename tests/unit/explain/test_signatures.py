@@ -2865,7 +2865,9 @@ def test_set_n_training_faults_are_named_and_their_neighbours_are_not():
     assert top(proto)[0] == "tensor-proto-over-2gb"
     lam = "ValueError: Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda."
     assert top(lam)[0] == "keras-lambda-unsafe-deserialization"
-    assert top("ValueError: Requested the deserialization of a `Dense` layer")[0] != "keras-lambda-unsafe-deserialization"
+    assert (
+        top("ValueError: Requested the deserialization of a `Dense` layer")[0] != "keras-lambda-unsafe-deserialization"
+    )
 
 
 def test_input_running_out_of_data_is_a_warning_not_an_error():
