@@ -3,7 +3,7 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m or n
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n or p
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
 # tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
@@ -202,6 +202,89 @@ model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activatio
 model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
 model.fit(x, y, epochs=2, batch_size=256, verbose=2)
 PY
+# Set p: registered after set n was written from (4d1af75), before any of its logs existed: Keras 3 training code's
+# own mistakes (labels of the wrong shape for the loss, data of the wrong dtype, length or shape, a custom layer
+# loaded unregistered, a loss cut off from the weights) and two working runs whose tf.data prints its own notices.
+cat >"$w/categorical-int-labels.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(2048, 784).astype("float32"), np.random.randint(0, 10, 2048)  # class numbers, not one-hot
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10, activation="softmax")])
+model.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=1, batch_size=128, verbose=2)
+PY
+cat >"$w/sparse-onehot-labels.py" <<'PY'
+import numpy as np, keras
+x = np.random.rand(2048, 784).astype("float32")
+y = keras.utils.to_categorical(np.random.randint(0, 10, 2048), 10)  # one-hot rows
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10, activation="softmax")])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=1, batch_size=128, verbose=2)
+PY
+cat >"$w/object-dtype-input.py" <<'PY'
+import numpy as np, keras
+rng = np.random.default_rng(0)
+rows = [rng.random(rng.integers(5, 9)).tolist() for _ in range(512)]  # readings of uneven length
+x, y = np.array(rows, dtype=object), rng.random((512, 1))
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, y, epochs=1, verbose=2)
+PY
+cat >"$w/cardinality-mismatch.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(1000, 32).astype("float32"), np.random.rand(999, 1)  # one label short
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, y, epochs=1, verbose=2)
+PY
+cat >"$w/input-shape-mismatch.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(1024, 28, 28).astype("float32"), np.random.randint(0, 10, 1024)  # images, not flattened
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=1, verbose=2)
+PY
+cat >"$w/custom-layer-unregistered.py" <<'PY'
+import numpy as np, keras
+class Scale(keras.layers.Layer):
+    def call(self, inputs):
+        return inputs * 2.0
+model = keras.Sequential([keras.Input((8,)), Scale(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(64, 8), np.random.rand(64, 1), epochs=1, verbose=2)
+model.save("scaled.keras")
+PY
+cat >"$w/custom-layer-load.py" <<'PY'
+import keras
+model = keras.models.load_model("scaled.keras")  # another script: the Scale class is not defined here
+model.summary()
+PY
+cat >"$w/no-gradients.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+optimizer = keras.optimizers.Adam()
+x, y = np.random.rand(64, 8).astype("float32"), np.random.rand(64, 1).astype("float32")
+with tf.GradientTape() as tape:
+    prediction = model(x).numpy()  # leaves TensorFlow: the tape loses the weights
+    loss = tf.reduce_mean((tf.constant(prediction) - y) ** 2)
+gradients = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+PY
+cat >"$w/shuffle-buffer-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+x, y = np.random.rand(400000, 32).astype("float32"), np.random.rand(400000, 1).astype("float32")
+data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(400000).batch(4096)  # a buffer as large as the data
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(data, epochs=1, verbose=2)
+PY
+cat >"$w/dataset-epochs-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+x, y = np.random.rand(4096, 32).astype("float32"), np.random.rand(4096, 1).astype("float32")
+data = tf.data.Dataset.from_tensor_slices((x, y)).batch(128)  # no repeat(), no steps_per_epoch: one pass an epoch
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(data, validation_data=data.take(4), epochs=3, verbose=2)
+PY
 pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fresh environment; the log is $out/NAME.log
   local name=$1; shift
   rm -rf "$work/pip-env"; python3 -m venv "$work/pip-env"
@@ -209,6 +292,17 @@ pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fres
   ( cd "$w" && echo "\$ python3 -m pip install $*" && timeout -k 15 600 "$work/pip-env/bin/python" -m pip install --no-cache-dir "$@"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
   tail -2 "$out/$name.log" | cut -c1-200
 }
+if [ "${SET:-k}" = p ]; then
+  for name in categorical-int-labels sparse-onehot-labels object-dtype-input cardinality-mismatch input-shape-mismatch; do
+    fault "$name" "$cpu_python"
+  done
+  ( cd "$w" && "$cpu_python" custom-layer-unregistered.py >"$out/custom-layer-save.out" 2>&1 )  # the saving script, its own run
+  fault custom-layer-load "$cpu_python"
+  fault no-gradients "$cpu_python"
+  fault shuffle-buffer-ok "$cpu_python"
+  fault dataset-epochs-ok "$cpu_python"
+  exit 0
+fi
 if [ "${SET:-k}" = n ]; then
   fault threading-after-init "$cpu_python"
   fault input-ran-out "$cpu_python"
