@@ -103,8 +103,11 @@ def test_signature_finds_each_of_its_examples(signature: Signature):
     assert signature.examples and signature.cause and signature.fix and signature.sources
     for example in signature.examples:
         lines = [example] + ([_also_line(signature)] if signature.also else [])
-        found = {h.signature.id for h in scan(lines, CONTEXT.get(signature.id)).hits}
-        assert signature.id in found, (signature.id, example)
+        hits = {h.signature.id: h for h in scan(lines, CONTEXT.get(signature.id)).hits}
+        assert signature.id in hits, (signature.id, example)
+        values = {**fix_values(None, None), **hits[signature.id].groups}
+        for template in (signature.title, signature.cause, signature.fix):  # a stray brace would fail explain itself
+            assert not re.search(r"\{\w+\}", render_template(template, values)), (signature.id, template)
 
 
 def _also_line(signature: Signature) -> str:
@@ -2878,3 +2881,31 @@ def test_input_running_out_of_data_is_a_warning_not_an_error():
     )
     result = scan([ran_out, "50/50 - 0s - 2ms/step - loss: 2.2865"])
     assert [(h.signature.id, result.severity(h)) for h in result.hits] == [("input-ran-out-of-data", Severity.WARNING)]
+
+
+def test_set_p_keras_data_mistakes_are_named_and_their_neighbours_are_not():
+    """Set p's messages (Keras 3.15's own words, with Keras 2's for the same mistakes), each beside a near miss."""
+
+    def top(*lines):
+        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
+        return (problems[0].signature.id, problems[0].groups) if problems else (None, {})
+
+    assert top("ValueError: Shapes (None, 1) and (None, 10) are incompatible")[0] == "loss-label-shape-mismatch"
+    assert top("ValueError: Shapes (2, 3) and (3, 4) are incompatible")[0] != "loss-label-shape-mismatch"  # no batch
+    located = "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with"
+    assert top(located) == ("keras-custom-object-unknown", {"name": "Scale"})
+    assert top("ValueError: Unknown layer: Functional")[0] == "keras-model-saved-by-newer-release"
+    assert top("ValueError: Invalid dtype: object")[0] == "input-dtype-object"
+    float8 = scan(["ValueError: Invalid dtype: float8_e4m3"]).hits  # only the words tier's nearest guess, if any
+    assert all(h.reading is not Reading.AS_WRITTEN for h in float8 if h.signature.id == "input-dtype-object")
+    assert top("ValueError: No gradients provided for any variable.")[0] == "no-gradients-provided"
+    some = "WARNING:tensorflow:Gradients do not exist for variables ['dense/bias:0'] when minimizing the loss."
+    assert top(some)[0] != "no-gradients-provided"  # some weights unreached: a warning about those, not this error
+    keras3 = (
+        "Invalid input shape for input Tensor(\"data:0\", shape=(32, 28, 28), dtype=float32) with name 'keras_tensor' "
+        "and path ''. Expected shape (None, 784), but input has incompatible shape (32, 28, 28)"
+    )
+    assert top("\x1b[1m" + keras3 + "\x1b[0m") == (
+        "input-shape-mismatch",
+        {"expected": "None, 784", "got": "32, 28, 28"},
+    )
