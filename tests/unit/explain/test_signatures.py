@@ -2861,7 +2861,9 @@ def test_set_n_training_faults_are_named_and_their_neighbours_are_not():
     op = '!!! Detected Infinity or NaN in output 0 of graph op "Log" (# of outputs: 1) !!!'
     assert top(op, " : Tensor had NaN values") == ("check-numerics-op-named", {"op": "Log"})
     assert top(" : Tensor had NaN values")[0] == "check-numerics-tensor-had-nan"
-    assert top("Epoch 3/10 - loss: nan")[0] is None  # a NaN loss alone names no cause
+    assert top("Epoch 3/10 - loss: nan")[0] == "loss-is-nan"  # the symptom, below any line that names a cause
+    assert top(label, "Epoch 3/10 - loss: nan")[0] == "labels-outside-classes"
+    assert top("Epoch 3/10 - loss: nanometre_error")[0] != "loss-is-nan"
     thread = "RuntimeError: Inter op parallelism cannot be modified after initialization."
     assert top(thread) == ("threading-modified-after-init", {"what": "Inter"})
     proto = "ValueError: Cannot create a tensor proto whose content is larger than 2GB."
