@@ -91,6 +91,12 @@ def scan(lines, context=None):
     return scanner.result(context)
 
 
+def top_problem(*lines):
+    """The first problem's signature id and groups for these lines (None and {} when there is none)."""
+    problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
+    return (problems[0].signature.id, problems[0].groups) if problems else (None, {})
+
+
 def test_base_has_at_least_60_failure_classes_and_unique_ids():
     failure = {s.category for s in SIGNATURES if not s.benign}
     assert len(failure) >= 60
@@ -2747,8 +2753,7 @@ def test_tf_2_21_package_and_api_changes_are_named_and_their_neighbours_are_not(
     """Set k's and set j's messages (TF 2.21 / Keras 3.15 runs), each against a near miss that is something else."""
 
     def top(*lines):
-        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
-        return problems[0].signature.id if problems else None
+        return top_problem(*lines)[0]
 
     tfa_range = (
         "UserWarning: Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.13.0 "
@@ -2851,27 +2856,24 @@ def test_a_gpu_pinned_op_in_a_process_with_no_gpu_device_is_no_gpu_not_a_missing
 def test_set_n_training_faults_are_named_and_their_neighbours_are_not():
     """Set n's messages (Keras 3.15 training on TF 2.21), each beside a line that must not take it."""
 
-    def top(*lines):
-        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
-        return (problems[0].signature.id, problems[0].groups) if problems else (None, {})
-
     label = "Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 3 10 7 1"
-    assert top(label) == ("labels-outside-classes", {"label": "10", "classes": "10"})
-    assert top("Received a label value of 3")[0] != "labels-outside-classes"  # no range: not TF's sentence
+    assert top_problem(label) == ("labels-outside-classes", {"label": "10", "classes": "10"})
+    assert top_problem("Received a label value of 3")[0] != "labels-outside-classes"  # no range: not TF's sentence
     op = '!!! Detected Infinity or NaN in output 0 of graph op "Log" (# of outputs: 1) !!!'
-    assert top(op, " : Tensor had NaN values") == ("check-numerics-op-named", {"op": "Log"})
-    assert top(" : Tensor had NaN values")[0] == "check-numerics-tensor-had-nan"
-    assert top("Epoch 3/10 - loss: nan")[0] == "loss-is-nan"  # the symptom, below any line that names a cause
-    assert top(label, "Epoch 3/10 - loss: nan")[0] == "labels-outside-classes"
-    assert top("Epoch 3/10 - loss: nanometre_error")[0] != "loss-is-nan"
+    assert top_problem(op, " : Tensor had NaN values") == ("check-numerics-op-named", {"op": "Log"})
+    assert top_problem(" : Tensor had NaN values")[0] == "check-numerics-tensor-had-nan"
+    assert top_problem("Epoch 3/10 - loss: nan")[0] == "loss-is-nan"  # the symptom, below any line that names a cause
+    assert top_problem(label, "Epoch 3/10 - loss: nan")[0] == "labels-outside-classes"
+    assert top_problem("Epoch 3/10 - loss: nanometre_error")[0] != "loss-is-nan"
     thread = "RuntimeError: Inter op parallelism cannot be modified after initialization."
-    assert top(thread) == ("threading-modified-after-init", {"what": "Inter"})
+    assert top_problem(thread) == ("threading-modified-after-init", {"what": "Inter"})
     proto = "ValueError: Cannot create a tensor proto whose content is larger than 2GB."
-    assert top(proto)[0] == "tensor-proto-over-2gb"
+    assert top_problem(proto)[0] == "tensor-proto-over-2gb"
     lam = "ValueError: Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda."
-    assert top(lam)[0] == "keras-lambda-unsafe-deserialization"
+    assert top_problem(lam)[0] == "keras-lambda-unsafe-deserialization"
     assert (
-        top("ValueError: Requested the deserialization of a `Dense` layer")[0] != "keras-lambda-unsafe-deserialization"
+        top_problem("ValueError: Requested the deserialization of a `Dense` layer")[0]
+        != "keras-lambda-unsafe-deserialization"
     )
 
 
@@ -2888,26 +2890,26 @@ def test_input_running_out_of_data_is_a_warning_not_an_error():
 def test_set_p_keras_data_mistakes_are_named_and_their_neighbours_are_not():
     """Set p's messages (Keras 3.15's own words, with Keras 2's for the same mistakes), each beside a near miss."""
 
-    def top(*lines):
-        problems = [h for h in scan(list(lines)).hits if not h.signature.benign]
-        return (problems[0].signature.id, problems[0].groups) if problems else (None, {})
-
-    assert top("ValueError: Shapes (None, 1) and (None, 10) are incompatible")[0] == "loss-label-shape-mismatch"
-    assert top("ValueError: Shapes (2, 3) and (3, 4) are incompatible")[0] != "loss-label-shape-mismatch"  # no batch
+    assert top_problem("ValueError: Shapes (None, 1) and (None, 10) are incompatible")[0] == "loss-label-shape-mismatch"
+    assert (
+        top_problem("ValueError: Shapes (2, 3) and (3, 4) are incompatible")[0] != "loss-label-shape-mismatch"
+    )  # no batch
     located = "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with"
-    assert top(located) == ("keras-custom-object-unknown", {"name": "Scale"})
-    assert top("ValueError: Unknown layer: Functional")[0] == "keras-model-saved-by-newer-release"
-    assert top("ValueError: Invalid dtype: object")[0] == "input-dtype-object"
+    assert top_problem(located) == ("keras-custom-object-unknown", {"name": "Scale"})
+    assert top_problem("ValueError: Unknown layer: Functional")[0] == "keras-model-saved-by-newer-release"
+    assert top_problem("ValueError: Invalid dtype: object")[0] == "input-dtype-object"
     float8 = scan(["ValueError: Invalid dtype: float8_e4m3"]).hits  # only the words tier's nearest guess, if any
     assert all(h.reading is not Reading.AS_WRITTEN for h in float8 if h.signature.id == "input-dtype-object")
-    assert top("ValueError: No gradients provided for any variable.")[0] == "no-gradients-provided"
+    assert top_problem("ValueError: No gradients provided for any variable.")[0] == "no-gradients-provided"
     some = "WARNING:tensorflow:Gradients do not exist for variables ['dense/bias:0'] when minimizing the loss."
-    assert top(some)[0] != "no-gradients-provided"  # some weights unreached: a warning about those, not this error
+    assert (
+        top_problem(some)[0] != "no-gradients-provided"
+    )  # some weights unreached: a warning about those, not this error
     keras3 = (
         "Invalid input shape for input Tensor(\"data:0\", shape=(32, 28, 28), dtype=float32) with name 'keras_tensor' "
         "and path ''. Expected shape (None, 784), but input has incompatible shape (32, 28, 28)"
     )
-    assert top("\x1b[1m" + keras3 + "\x1b[0m") == (
+    assert top_problem("\x1b[1m" + keras3 + "\x1b[0m") == (
         "input-shape-mismatch",
         {"expected": "None, 784", "got": "32, 28, 28"},
     )
