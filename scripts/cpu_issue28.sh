@@ -3,9 +3,9 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n or p
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p or r
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
-# tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
+# tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0; for set r ml_dtypes 0.4.1) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
 # the CUDA wheels of tensorflow[and-cuda] from ~/.cache/tfgpu-stage/big (../shared/gpu/stage.sh downloads them).
 set -u
@@ -292,6 +292,90 @@ pip_fault() {  # pip_fault NAME ARGS...: `python3 -m pip install ARGS` in a fres
   ( cd "$w" && echo "\$ python3 -m pip install $*" && timeout -k 15 600 "$work/pip-env/bin/python" -m pip install --no-cache-dir "$@"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
   tail -2 "$out/$name.log" | cut -c1-200
 }
+# Set r: registered with the GPU's set q after sets n, o and p were written from (72506b7), before any of its logs
+# existed: a file of the user's that hides TensorFlow or Keras, Python code a tf.function cannot run, weights saved by
+# another architecture, an unbatched dataset, ml_dtypes 0.4.1 (TF 2.21 asks for 0.5.1 or newer), and a working run with a Keras warning.
+own_dir() {  # own_dir NAME SHOWN PYTHON: run $w/NAME/ (its own directory, whose files the script sees) as `python3 SHOWN`
+  local name=$1 shown=$2 python=$3
+  echo "== $name"
+  ( cd "$w/$name" && echo "\$ python3 $shown" && timeout -k 15 300 "$python" "$shown"; echo "[exit $?]" ) >"$out/$name.log" 2>&1
+  tail -2 "$out/$name.log" | cut -c1-200
+}
+mkdir -p "$w/shadow-tensorflow-file" "$w/script-named-keras"
+cat >"$w/shadow-tensorflow-file/tensorflow.py" <<'PY'
+# the user's first experiment, saved as tensorflow.py beside the training script
+import numpy as np
+print(np.ones(3))
+PY
+cat >"$w/shadow-tensorflow-file/train.py" <<'PY'
+import tensorflow as tf
+print(tf.reduce_sum(tf.ones([4])))
+PY
+cat >"$w/script-named-keras/keras.py" <<'PY'
+import numpy as np
+import keras  # the script itself is keras.py
+model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(64, 8), np.random.rand(64, 1), epochs=1, verbose=2)
+PY
+cat >"$w/numpy-in-function.py" <<'PY'
+import tensorflow as tf
+@tf.function
+def normalise(x):
+    values = x.numpy()  # eager-only: x is symbolic while the function is traced
+    return tf.constant(values / values.max())
+print(normalise(tf.constant([1.0, 2.0, 4.0])))
+PY
+cat >"$w/tensor-as-bool.py" <<'PY'
+import tensorflow as tf
+@tf.function(autograph=False)
+def clip(x):
+    if tf.reduce_max(x) > 1.0:  # a Python if on a symbolic tensor
+        return x / tf.reduce_max(x)
+    return x
+print(clip(tf.constant([1.0, 2.0, 4.0])))
+PY
+cat >"$w/variable-in-function.py" <<'PY'
+import tensorflow as tf
+@tf.function
+def accumulate(x):
+    total = tf.Variable(0.0)  # a new variable on every call
+    total.assign_add(tf.reduce_sum(x))
+    return total.read_value()
+print(accumulate(tf.constant([1.0, 2.0])))
+print(accumulate(tf.constant([3.0, 4.0])))
+PY
+cat >"$w/weights-other-architecture.py" <<'PY'
+import numpy as np, keras
+old = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10)])
+old.save_weights("mnist.weights.h5")  # saved from last week's model
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(10)])
+model.load_weights("mnist.weights.h5")
+PY
+cat >"$w/unbatched-dataset.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+x, y = np.random.rand(2048, 784).astype("float32"), np.random.randint(0, 10, 2048)
+data = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(2048)  # no .batch()
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(data, epochs=1, verbose=2)
+PY
+cat >"$w/input-shape-argument-ok.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.layers.Dense(64, activation="relu", input_shape=(784,)), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(np.random.rand(2048, 784), np.random.randint(0, 10, 2048), epochs=1, verbose=2)
+PY
+cp "$w/mlp.py" "$w/ml-dtypes-old.py"
+if [ "${SET:-k}" = r ]; then
+  own_dir shadow-tensorflow-file train.py "$cpu_python"
+  own_dir script-named-keras keras.py "$cpu_python"
+  for name in numpy-in-function tensor-as-bool variable-in-function weights-other-architecture unbatched-dataset input-shape-argument-ok; do
+    fault "$name" "$cpu_python"
+  done
+  fault ml-dtypes-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/ml_dtypes-0.4.1-*.whl)"
+  exit 0
+fi
 if [ "${SET:-k}" = p ]; then
   for name in categorical-int-labels sparse-onehot-labels object-dtype-input cardinality-mismatch input-shape-mismatch; do
     fault "$name" "$cpu_python"

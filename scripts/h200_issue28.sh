@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j or o (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j, o or q (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -15,7 +15,9 @@ fault() {  # fault NAME [ENV=VALUE...]: run $w/NAME.py as `python3 train.py` wit
   local name=$1; shift  # the command line shows a CUDA_VISIBLE_DEVICES the user typed, not the shell's own variables
   local shown="python3 train.py"; [[ ${1:-} == CUDA_VISIBLE_DEVICES=* ]] && shown="$1 $shown"
   echo "== $name"  # LIMIT: seconds before the run is stopped (a fault that hangs); SIGKILL 15 s later, as TF catches SIGTERM
-  ( cd "$w" && echo "\$ $shown" && env "$@" timeout -k 15 "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
+  # VMEM: a cap on the run's virtual memory in KiB (`ulimit -v`, as a cluster's job limits set it)
+  ( cd "$w" && echo "\$ $shown" && { [ -z "${VMEM:-}" ] || ulimit -v "$VMEM"; } &&
+    env "$@" timeout -k 15 "${LIMIT:-300}" python3 "$name.py"; echo "[exit $?]" ) >"$o/$name.log" 2>&1
   tail -2 "$o/$name.log" | cut -c1-200
 }
 hold() {  # hold MIB: another process takes all of the GPU's memory but MIB (gpu-holder.py, set e), until release
@@ -888,6 +890,79 @@ model = keras.Sequential([keras.Input((1,), dtype="string"), vectorize, keras.la
 model.compile(optimizer="adam", loss="mse")
 model.fit(texts, labels, epochs=1, batch_size=64, verbose=2)
 PY
+
+# Set q: registered after sets n, o and p were written from (72506b7), before any of its logs existed: memory the
+# process cannot have (a virtual-memory cap, a logical device larger than the GPU, the host's RAM), the GPU taken by a
+# sibling worker of the same script, and three runs expected to work (bf16 LSTM, no cuDNN workspace, the async
+# allocator on two logical GPUs).
+cp "$w/cnn-ok.py" "$w/ulimit-virtual.py"
+cp "$w/cnn-ok.py" "$w/cudnn-workspace-zero-ok.py"
+cat >"$w/memory-limit-over-gpu.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=400000)])
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(256, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(np.random.rand(4096, 784), np.random.randint(0, 10, 4096), epochs=1, batch_size=256, verbose=2)
+PY
+cat >"$w/host-tensor-oom.py" <<'PY'
+import tensorflow as tf
+with tf.device("/CPU:0"):
+    table = tf.random.normal([200000, 200000])  # 160 GB of float32 in the host's memory
+print(float(tf.reduce_mean(table)))
+PY
+cat >"$w/numpy-host-oom.py" <<'PY'
+import numpy as np, keras
+x = np.random.rand(200000, 200000)  # 320 GB of float64 features, built in the host's memory
+model = keras.Sequential([keras.Input((200000,)), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, x[:, :1], epochs=1, verbose=2)
+PY
+cat >"$w/pool-workers-oom.py" <<'PY'
+import multiprocessing as mp
+def train(worker):
+    import numpy as np, keras  # each worker starts its own TensorFlow on the one GPU
+    x, y = np.random.rand(65536, 1024).astype("float32"), np.random.randint(0, 10, 65536)
+    model = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(16384, activation="relu"), keras.layers.Dense(10)])
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, y, epochs=1, batch_size=8192, verbose=2)
+    return worker
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(2) as pool:
+        print(pool.map(train, [0, 1]))
+PY
+cat >"$w/lstm-bf16-ok.py" <<'PY'
+import numpy as np, keras
+keras.mixed_precision.set_global_policy("mixed_bfloat16")
+x, y = np.random.rand(4096, 50, 16).astype("float32"), np.random.rand(4096, 1).astype("float32")
+model = keras.Sequential([keras.Input((50, 16)), keras.layers.LSTM(128), keras.layers.Dense(1, dtype="float32")])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, y, epochs=2, batch_size=256, verbose=2)
+PY
+cat >"$w/async-logical-split-ok.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=8192)] * 2)
+strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+with strategy.scope():
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(4096, 32), np.random.rand(4096, 1), epochs=2, batch_size=256, verbose=2)
+PY
+
+if [ "$SET" = q ]; then
+  cat /proc/sys/vm/overcommit_memory >"$o/overcommit.txt"; free -g >>"$o/overcommit.txt"
+  LIMIT=200 VMEM=16777216 fault ulimit-virtual
+  LIMIT=200 fault memory-limit-over-gpu
+  LIMIT=120 fault host-tensor-oom
+  LIMIT=120 fault numpy-host-oom
+  LIMIT=300 fault pool-workers-oom
+  LIMIT=200 fault lstm-bf16-ok
+  LIMIT=200 fault cudnn-workspace-zero-ok TF_CUDNN_WORKSPACE_LIMIT_IN_MB=0
+  LIMIT=200 fault async-logical-split-ok TF_GPU_ALLOCATOR=cuda_malloc_async
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = o ]; then
   LIMIT=200 fault labels-out-of-range
