@@ -2913,3 +2913,47 @@ def test_set_p_keras_data_mistakes_are_named_and_their_neighbours_are_not():
         "input-shape-mismatch",
         {"expected": "None, 784", "got": "32, 28, 28"},
     )
+
+
+def test_set_r_training_code_mistakes_are_named_and_their_neighbours_are_not():
+    """Set r's messages (TF 2.21 / Keras 3.15's own words, with older releases' for the same mistakes), each beside a near miss."""
+
+    shadow = "AttributeError: partially initialized module 'keras' has no attribute 'Sequential' (most likely due to a circular import)"
+    assert top_problem(shadow) == ("module-shadowed-by-user-file", {"module": "keras"})
+    site = "ImportError: cannot import name 'keras' from partially initialized module 'keras.api._v2' (most likely due to a circular import)"
+    assert top_problem(site)[0] != "module-shadowed-by-user-file"  # a package's own submodule: a broken install
+    assert (
+        top_problem("AttributeError: module 'tensorflow' has no attribute 'reduce_sum'")[0]
+        == "module-shadowed-by-user-file"
+    )
+    assert top_problem("AttributeError: module 'tensorflow' has no attribute 'Session'")[0] == "tf1-api-in-tf2"
+    assert (
+        top_problem("AttributeError: module 'tensorflow' has no attribute 'keras'")[0] != "module-shadowed-by-user-file"
+    )
+    assert top_problem('  File "/home/me/project/keras.py", line 2, in <module>')[0] == "module-shadowed-by-user-file"
+    installed = '  File "/usr/lib/python3/dist-packages/keras.py", line 2, in <module>'
+    assert top_problem(installed) is None or top_problem(installed)[0] != "module-shadowed-by-user-file"
+    assert (
+        top_problem(
+            "ModuleNotFoundError: No module named 'keras.backend.tensorflow_backend'; 'keras.backend' is not a package"
+        )[0]
+        != "module-shadowed-by-user-file"
+    )  # Keras 2.4 made keras.backend a module: an old import, not a file of the user's
+    old = "AttributeError: module 'ml_dtypes' has no attribute 'float4_e2m1fn'. Did you mean: 'float8_e4m3fn'?"
+    assert top_problem(old) == ("ml-dtypes-incompatible", {"name": "float4_e2m1fn"})
+    assert top_problem("AttributeError: 'SymbolicTensor' object has no attribute 'numpy'")[0] == "eager-code-in-graph"
+    assert top_problem("AttributeError: 'EagerTensor' object has no attribute 'numpy_'")[0] != "eager-code-in-graph"
+    singleton = "ValueError: tf.function only supports singleton tf.Variables created on the first call."
+    assert top_problem(singleton)[0] == "tf-function-variable-per-call"
+    assert top_problem("ValueError: A total of 2 objects could not be loaded. Example error message for object")[0] == (
+        "weights-other-architecture"
+    )
+    user_assign = "ValueError: Dimension 0 in both shapes must be equal, but are 64 and 3 for 'MatMul' (op: 'MatMul')"
+    assert top_problem(user_assign) is None or top_problem(user_assign)[0] != "weights-other-architecture"
+    unbatched = (
+        "Invalid input shape for input Tensor(\"data:0\", shape=(784,), dtype=float32) with name 'keras_tensor' "
+        "and path ''. Expected shape (None, 784), but input has incompatible shape (784,)"
+    )
+    assert top_problem(unbatched) == ("input-unbatched", {"expected": "None, 784", "dims": "784", "got": "784,"})
+    other = unbatched.replace("incompatible shape (784,)", "incompatible shape (28, 28)")
+    assert top_problem(other)[0] == "input-shape-mismatch"  # a shape of its own, not the model's less its batch axis
