@@ -3,7 +3,7 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p or r
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p, r or s
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
 # tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0; for set r ml_dtypes 0.4.1) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
@@ -367,6 +367,66 @@ model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(
 model.fit(np.random.rand(2048, 784), np.random.randint(0, 10, 2048), epochs=1, verbose=2)
 PY
 cp "$w/mlp.py" "$w/ml-dtypes-old.py"
+# Set s: registered after set r was written from (6875341), before any of its logs existed: a callback watching a metric the
+# model does not log (Keras 1/2's val_acc), data a script reads that is not there or not an image, and a working run
+# with TensorBoard's callback.
+cat >"$w/early-stopping-val-acc.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(2048, 32).astype("float32"), np.random.randint(0, 2, 2048)
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+stop = keras.callbacks.EarlyStopping(monitor="val_acc", patience=2)  # Keras 1/2's name for val_accuracy
+model.fit(x, y, validation_split=0.2, epochs=4, callbacks=[stop], verbose=2)
+PY
+cat >"$w/checkpoint-val-acc.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(2048, 32).astype("float32"), np.random.randint(0, 2, 2048)
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+best = keras.callbacks.ModelCheckpoint("best.keras", monitor="val_acc", save_best_only=True)
+model.fit(x, y, validation_split=0.2, epochs=3, callbacks=[best], verbose=2)
+PY
+cat >"$w/corrupt-image.py" <<'PY'
+import os, numpy as np, keras
+for label in ("cats", "dogs"):
+    os.makedirs(f"images/{label}", exist_ok=True)
+    for i in range(8):
+        keras.utils.save_img(f"images/{label}/{i}.jpg", np.random.randint(0, 255, (64, 64, 3)).astype("uint8"))
+with open("images/dogs/8.jpg", "wb") as f:
+    f.write(b"<html>download interrupted</html>")  # a .jpg that is not an image
+data = keras.utils.image_dataset_from_directory("images", image_size=(64, 64), batch_size=4)
+model = keras.Sequential([keras.Input((64, 64, 3)), keras.layers.Rescaling(1 / 255), keras.layers.Flatten(), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss=keras.losses.BinaryCrossentropy(from_logits=True))
+model.fit(data, epochs=1, verbose=2)
+PY
+cat >"$w/image-directory-missing.py" <<'PY'
+import keras
+data = keras.utils.image_dataset_from_directory("dataset/train", image_size=(180, 180), batch_size=32)
+PY
+cat >"$w/tfrecord-missing.py" <<'PY'
+import tensorflow as tf
+records = tf.data.TFRecordDataset("data/train-00000-of-00004.tfrecord")
+for record in records.take(1):
+    print(len(record.numpy()))
+PY
+cat >"$w/model-file-missing.py" <<'PY'
+import keras
+model = keras.models.load_model("models/best_model.keras")
+model.summary()
+PY
+cat >"$w/tensorboard-callback-ok.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(2048, 32).astype("float32"), np.random.randint(0, 2, 2048)
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
+model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+model.fit(x, y, epochs=2, callbacks=[keras.callbacks.TensorBoard("logs")], verbose=2)
+PY
+if [ "${SET:-k}" = s ]; then
+  for name in early-stopping-val-acc checkpoint-val-acc corrupt-image image-directory-missing tfrecord-missing model-file-missing tensorboard-callback-ok; do
+    fault "$name" "$cpu_python"
+  done
+  exit 0
+fi
 if [ "${SET:-k}" = r ]; then
   own_dir shadow-tensorflow-file train.py "$cpu_python"
   own_dir script-named-keras keras.py "$cpu_python"
