@@ -30,6 +30,30 @@ def test_gpu_metrics_reach_history_with_the_nvml_fake():
     assert monitor.verdicts and monitor.verdicts[0].id == "gpu-busy"
 
 
+
+def test_log_dir_writes_tensorboard_scalars_without_the_tensorboard_package(tmp_path):
+    """TF 2.21 no longer installs tensorboard; the scalars are TF's own summary records that TensorBoard reads."""
+    import tensorflow as tf
+
+    from tfgpu.integrations.keras import GpuMonitor
+
+    x, y = np.random.rand(256, 4).astype("float32"), np.random.randint(0, 3, 256)
+    monitor = GpuMonitor(
+        interval_seconds=0.01, nvml=FakeNvml.from_recording("h200", "under_load"), verbose=False, log_dir=str(tmp_path)
+    )
+    _tiny_model().fit(x, y, epochs=2, batch_size=32, verbose=0, callbacks=[monitor])
+    written = {}
+    for path in (tmp_path / "gpu").iterdir():
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                written.setdefault(value.tag, []).append(
+                    (event.step, value.metadata.plugin_data.plugin_name, float(tf.make_ndarray(value.tensor)))
+                )
+    steps = written["gpu0/utilization_mean_percent"]
+    assert [(step, plugin) for step, plugin, _ in steps] == [(0, "scalars"), (1, "scalars")]
+    assert all(0 <= figure <= 100 for _, _, figure in steps)
+
+
 def test_the_textfile_carries_the_gpus_and_the_trainings_pace(tmp_path):
     from prometheus_client.parser import text_string_to_metric_families
 

@@ -66,6 +66,21 @@ def _tf_memory_peak(indices: Sequence[int]) -> float | None:
         return None
 
 
+def _tensorboard_scalar_metadata() -> Any:
+    """The tag TensorBoard's scalar dashboard reads, from TF's own proto.
+
+    TF 2.21 no longer installs tensorboard, and tf.summary.scalar is tensorboard's: without it the call
+    raises TBNotInstalledError at the first epoch's end, inside the user's fit. tf.summary.write with this
+    metadata is the same record, and TensorBoard reads it wherever it is installed.
+    """
+    from tensorflow.core.framework import summary_pb2
+
+    return summary_pb2.SummaryMetadata(
+        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"),
+        data_class=summary_pb2.DATA_CLASS_SCALAR,
+    )
+
+
 def _make_class() -> type:
     base = _callback_base()
 
@@ -204,10 +219,11 @@ def _make_class() -> type:
             if self._writer is not None:
                 import tensorflow as tf
 
+                scalar = _tensorboard_scalar_metadata()
                 with self._writer.as_default():
                     for key, value in logs.items():
                         if key.startswith("gpu"):
-                            tf.summary.scalar(key, value, step=epoch)
+                            tf.summary.write(key, tf.constant(value, tf.float32), step=epoch, metadata=scalar)
                 self._writer.flush()
 
         def _epoch_figures(self, number: int, epoch_stats: list[SampleStats]) -> EpochFigures:
