@@ -30,7 +30,6 @@ def test_gpu_metrics_reach_history_with_the_nvml_fake():
     assert monitor.verdicts and monitor.verdicts[0].id == "gpu-busy"
 
 
-
 def test_log_dir_writes_tensorboard_scalars_without_the_tensorboard_package(tmp_path):
     """TF 2.21 no longer installs tensorboard; the scalars are TF's own summary records that TensorBoard reads."""
     import tensorflow as tf
