@@ -2957,3 +2957,43 @@ def test_set_r_training_code_mistakes_are_named_and_their_neighbours_are_not():
     assert top_problem(unbatched) == ("input-unbatched", {"expected": "None, 784", "dims": "784", "got": "784,"})
     other = unbatched.replace("incompatible shape (784,)", "incompatible shape (28, 28)")
     assert top_problem(other)[0] == "input-shape-mismatch"  # a shape of its own, not the model's less its batch axis
+
+
+def test_set_s_callbacks_data_files_and_optional_packages_are_named_and_their_neighbours_are_not():
+    """Set s's messages (Keras 3.15 and TF 2.21, with Keras 2's and TF 1.x's for the same mistakes), each beside a near miss."""
+
+    keras3 = (
+        "ValueError: EarlyStopping callback received monitor=val_acc, but Keras isn't able to automatically determine whether"
+    )
+    assert top_problem(keras3) == (
+        "callback-metric-named-as-keras-2",
+        {"callback": "EarlyStopping", "metric": "val_acc"},
+    )
+    custom = keras3.replace("val_acc", "val_f1")
+    assert top_problem(custom) == (
+        "callback-metric-direction-unknown",
+        {"callback": "EarlyStopping", "metric": "val_f1"},
+    )
+    keras2 = "WARNING:tensorflow:Early stopping conditioned on metric `val_acc` which is not available. Available metrics are: loss"
+    assert top_problem(keras2)[0] == "callback-metric-not-available"
+    data = "FileNotFoundError: [Errno 2] No such file or directory: 'dataset/train'"
+    assert top_problem(data) == ("input-file-not-found", {"path": "dataset/train"})
+    for tool in ("nvcc", "/usr/local/cuda/bin/ptxas", "/usr/lib/libcudnn.so.8"):  # a program or library, not the data
+        assert scan([f"FileNotFoundError: [Errno 2] No such file or directory: '{tool}'"]).hits == [] or (
+            top_problem(f"FileNotFoundError: [Errno 2] No such file or directory: '{tool}'")[0]
+            != "input-file-not-found"
+        )
+    record = "NotFoundError: {{function_node __wrapped__IteratorGetNext}} data/a.tfrecord; No such file or directory [Op:IteratorGetNext]"
+    assert top_problem(record) == ("input-file-not-found", {"path": "data/a.tfrecord"})
+    library = "libcudart.so.11.0: cannot open shared object file: No such file or directory"
+    assert top_problem(library)[0] != "input-file-not-found"
+    assert top_problem("InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required.")[0] == (
+        "image-file-not-an-image"
+    )
+    assert top_problem("ImportError: Could not import PIL.Image. The use of `load_img` requires PIL.") == (
+        "python-dependency-missing",
+        {"package": "PIL"},
+    )
+    assert top_problem("ModuleNotFoundError: No module named 'PIL._imaging'") is None or (
+        top_problem("ModuleNotFoundError: No module named 'PIL._imaging'")[0] != "python-dependency-missing"
+    )  # Pillow installed but broken: another fault
