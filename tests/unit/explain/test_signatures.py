@@ -2962,9 +2962,7 @@ def test_set_r_training_code_mistakes_are_named_and_their_neighbours_are_not():
 def test_set_s_callbacks_data_files_and_optional_packages_are_named_and_their_neighbours_are_not():
     """Set s's messages (Keras 3.15 and TF 2.21, with Keras 2's and TF 1.x's for the same mistakes), each beside a near miss."""
 
-    keras3 = (
-        "ValueError: EarlyStopping callback received monitor=val_acc, but Keras isn't able to automatically determine whether"
-    )
+    keras3 = "ValueError: EarlyStopping callback received monitor=val_acc, but Keras isn't able to automatically determine whether"
     assert top_problem(keras3) == (
         "callback-metric-named-as-keras-2",
         {"callback": "EarlyStopping", "metric": "val_acc"},
