@@ -343,6 +343,18 @@ _DEVICE_RESERVED = re.compile(
 configured) and the GPU's name, which for data-center GPUs states the card's memory ("NVIDIA H100 80GB HBM3")."""
 _DEVICE_MEMORY_SIZE = re.compile(r"deviceMemorySize: (?P<size>[\d.]+)(?P<unit>[KMGT])iB")
 """TF 2.1-2.10's "Found device 0 with properties" line: the GPU's whole memory."""
+_DEVICE_CREATED_BY = re.compile(
+    r"^[IWEF]\d{4} (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d+(?:\.\d+)?)\s+(?P<thread>\d+) gpu_device\.cc:\d+\] "
+    r"Created (?:TensorFlow )?device \S*?/device:GPU:(?P<gpu>\d+)(?:[^\n]*?pci bus id: (?P<bus>[\w:.]+))?",
+    re.MULTILINE,
+)
+"""TF 2.x's absl log line for a GPU device it created, with the logging thread (a process's main thread: its pid) and
+the time: hours, minutes and seconds, or, in the prefix absl writes before InitializeLog, seconds since the epoch
+("I0000 00:00:1796586582.571046    1776 gpu_device.cc:2043] Created device .../device:GPU:0"), and the card's PCI
+bus id: the processes of Horovod or a multi-worker job each call their own card GPU:0."""
+SHARED_WITHIN_SECONDS = 60.0
+"""Two creations of one GPU by different threads this close together are two processes running at once, not two runs
+pasted one after the other."""
 _NAMED_MEMORY = re.compile(r"(?<![\d.])(?P<gb>\d{1,3}) ?GB\b")
 _GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?(?:/job:\S*?)?/device:GPU:\d|gpu_bfc_allocator\.cc")
 """TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
@@ -469,6 +481,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_unknown_gpu_pasted
         or sig.when_unknown_gpu_subject
         or sig.when_gpu_held is not None
+        or sig.when_gpu_shared is not None
         or sig.when_gpu_created is not None
         or sig.when_driver_differs is not None
         or sig.when_tensor_cores is not None
@@ -555,6 +568,9 @@ class Signature:
     when_gpu_held: bool | None = None
     """Only when the log shows (True) or does not show (False) a GPU whose memory other processes
     mostly held when TF started: the same out-of-memory is then someone else's, not the batch's."""
+    when_gpu_shared: bool | None = None
+    """Only when the log shows (True) two TensorFlow processes creating the same GPU at once (workers of one script,
+    two runs): the first takes nearly all its memory, and the out-of-memory of the other is not its batch's."""
     when_gpu_created: bool | None = None
     """Only when TF is known to have created a GPU device (True), or is not (False): a poster's "GPU not used"
     where TF made one is a GPU left idle, not a GPU TF does not see."""
@@ -824,6 +840,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_unknown_gpu_pasted=bool(when.get("unknown_gpu_pasted", False)),
                 when_unknown_gpu_subject=bool(when.get("unknown_gpu_subject", False)),
                 when_gpu_held=when.get("gpu_held"),
+                when_gpu_shared=when.get("gpu_shared"),
                 when_gpu_created=when.get("gpu_created"),
                 when_driver_differs=when.get("driver_differs"),
                 when_tensor_cores=when.get("tensor_cores"),
@@ -911,6 +928,9 @@ class ScanContext:
     gpu_held: bool | None = None
     """Other processes held most of the GPU's memory when TF started: as the caller knows it, or
     (None) as the log's own device line shows it (less than half free; ScanResult's context)."""
+    gpu_shared: bool | None = None
+    """Two TF processes created the same GPU at once: as the caller knows it, or (None) as the log's device lines show
+    it (ScanResult's context)."""
     gpu_created: bool | None = None
     """TF created a GPU device in the log's process: as the caller knows it, or (None) as the log's device and
     GPU allocator lines show it (ScanResult's context)."""
@@ -1093,6 +1113,7 @@ class LogScanner:
         self.device_reserved: tuple[int, int | None] | None = None  # TF 2.x: MiB its device took, the GPU's by name
         self.device_memory_mb: float | None = None  # the GPU's memory, as TF 2.1-2.10's device properties state it
         self.gpu_created_seen = False
+        self.gpu_creators: dict[str, list[tuple[float, str]]] = {}  # GPU bus id (or index) -> (seconds, thread) each
         self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
         self.tensor_cores_seen: bool | None = None
         self.capability_seen: tuple[int, int] | None = None
@@ -1229,6 +1250,15 @@ class LogScanner:
             umbrella = _TFJS.search(line)
             self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
 
+    def _gpu_shared(self) -> bool:
+        """Whether two processes' TF created the same GPU within SHARED_WITHIN_SECONDS of each other."""
+        return any(
+            first_thread != thread and abs(first - seconds) <= SHARED_WITHIN_SECONDS
+            for created in self.gpu_creators.values()
+            for index, (first, first_thread) in enumerate(created)
+            for seconds, thread in created[index + 1 :]
+        )
+
     def _reserved_held(self) -> bool:
         """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
         if self.device_reserved is None:
@@ -1312,6 +1342,11 @@ class LogScanner:
             self.gpu_created_seen = bool(_GPU_CREATED.search(block))
         if not self.gpu_held_seen and any(k in block for k in _MEMORY_KEYS) and "Tegra" not in block:
             self.gpu_held_seen = any(held_at_start(found) for found in _MEMORY_AT_START.finditer(block))
+        if "gpu_device.cc" in block and "Created" in block:
+            for found in _DEVICE_CREATED_BY.finditer(block):
+                seconds = int(found["h"]) * 3600 + int(found["m"]) * 60 + float(found["s"])
+                card = found["bus"] or found["gpu"]
+                self.gpu_creators.setdefault(card, []).append((seconds, found["thread"]))
         if self.device_reserved is None and "MB memory" in block:
             reserved = _DEVICE_RESERVED.search(block)
             if reserved:
@@ -1447,6 +1482,7 @@ class LogScanner:
             gpu=self._gpu_known(ctx.no_gpu),
             gpu_held=ctx.gpu_held if ctx.gpu_held is not None else (self.gpu_held_seen or self._reserved_held()),
             gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
+            gpu_shared=ctx.gpu_shared if ctx.gpu_shared is not None else self._gpu_shared(),
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
@@ -1662,6 +1698,8 @@ class LogScanner:
         if signature.when_unknown_gpu_subject and ctx.gpu is GpuKnown.UNKNOWN and self._other_failure_said():
             return False
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
+            return False
+        if signature.when_gpu_shared is not None and bool(ctx.gpu_shared) != signature.when_gpu_shared:
             return False
         if signature.when_gpu_created is not None and bool(ctx.gpu_created) != signature.when_gpu_created:
             return False

@@ -3012,3 +3012,33 @@ def test_set_q_memory_the_process_cannot_have_is_named_and_its_neighbours_are_no
     host = "OOM when allocating tensor with shape[200000,200000] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu"
     gpu = host.replace("device:CPU:0 by allocator mklcpu", "device:GPU:0 by allocator GPU_0_bfc")
     assert [scan([line]).hits[0].signature.category for line in (host, gpu)] == ["oom_host", "oom"]
+
+
+def test_two_processes_creating_one_gpu_at_once_name_the_sharing_not_the_batch():
+    """Set q's Pool of two TF workers on one H100: the device lines' threads and times say two processes ran at once."""
+
+    def created(seconds, thread):
+        return (
+            f"I0000 00:00:{seconds:.6f} {thread:>8} gpu_device.cc:2043] Created device "
+            "/job:localhost/replica:0/task:0/device:GPU:0 with 78228 MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3"
+        )
+
+    failed = "E0000 00:00:1796586585.661855    1937 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    at_once = [created(1796586582.571046, 1776), created(1796586582.574706, 1775), failed]
+    assert top_problem(*at_once)[0] == "oom-tf-processes-share-gpu"
+    one_process = [created(1796586582.571046, 1776), created(1796586583.0, 1776), failed]
+    one_after_another = [created(1796586582.571046, 1776), created(1796587182.0, 1775), failed]  # ten minutes apart
+    assert top_problem(*one_process)[0] != "oom-tf-processes-share-gpu"
+    assert top_problem(*one_after_another)[0] != "oom-tf-processes-share-gpu"
+
+
+def test_processes_that_each_create_their_own_card_as_gpu_0_do_not_share_it():
+    """Horovod and multi-worker jobs give each process its own card, which each calls GPU:0: its bus id tells them apart."""
+    lines = [
+        f"I0000 00:00:1796586582.{n}    {1775 + n} gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
+        f"device:GPU:0 with 78228 MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:0{n}:00.0, "
+        "compute capability: 9.0a"
+        for n in (1, 2)
+    ]
+    failed = "E0000 00:00:1796586585.661855    1937 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    assert top_problem(*lines, failed)[0] != "oom-tf-processes-share-gpu"
