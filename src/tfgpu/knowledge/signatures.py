@@ -482,6 +482,7 @@ def _unconditional(sig: Signature) -> bool:
         or sig.when_unknown_gpu_subject
         or sig.when_gpu_held is not None
         or sig.when_gpu_shared is not None
+        or sig.when_limit_over_gpu is not None
         or sig.when_gpu_created is not None
         or sig.when_driver_differs is not None
         or sig.when_tensor_cores is not None
@@ -571,6 +572,9 @@ class Signature:
     when_gpu_shared: bool | None = None
     """Only when the log shows (True) two TensorFlow processes creating the same GPU at once (workers of one script,
     two runs): the first takes nearly all its memory, and the out-of-memory of the other is not its batch's."""
+    when_limit_over_gpu: bool | None = None
+    """Only when the log shows (True) TF's device configured larger than the GPU it is on (a memory_limit above the
+    card's memory): TF's allocator then asks for the whole limit and backs off to what the card has."""
     when_gpu_created: bool | None = None
     """Only when TF is known to have created a GPU device (True), or is not (False): a poster's "GPU not used"
     where TF made one is a GPU left idle, not a GPU TF does not see."""
@@ -841,6 +845,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_unknown_gpu_subject=bool(when.get("unknown_gpu_subject", False)),
                 when_gpu_held=when.get("gpu_held"),
                 when_gpu_shared=when.get("gpu_shared"),
+                when_limit_over_gpu=when.get("limit_over_gpu"),
                 when_gpu_created=when.get("gpu_created"),
                 when_driver_differs=when.get("driver_differs"),
                 when_tensor_cores=when.get("tensor_cores"),
@@ -931,6 +936,9 @@ class ScanContext:
     gpu_shared: bool | None = None
     """Two TF processes created the same GPU at once: as the caller knows it, or (None) as the log's device lines show
     it (ScanResult's context)."""
+    limit_over_gpu: bool | None = None
+    """TF's device was configured larger than the GPU's memory: as the caller knows it, or (None) as the log's device
+    line and the GPU's name show it (ScanResult's context)."""
     gpu_created: bool | None = None
     """TF created a GPU device in the log's process: as the caller knows it, or (None) as the log's device and
     GPU allocator lines show it (ScanResult's context)."""
@@ -1259,6 +1267,14 @@ class LogScanner:
             for seconds, thread in created[index + 1 :]
         )
 
+    def _limit_over_gpu(self) -> bool:
+        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
+        if self.device_reserved is None:
+            return False
+        reserved, named = self.device_reserved
+        total = self.device_memory_mb or named
+        return total is not None and reserved > total
+
     def _reserved_held(self) -> bool:
         """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
         if self.device_reserved is None:
@@ -1483,6 +1499,7 @@ class LogScanner:
             gpu_held=ctx.gpu_held if ctx.gpu_held is not None else (self.gpu_held_seen or self._reserved_held()),
             gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
             gpu_shared=ctx.gpu_shared if ctx.gpu_shared is not None else self._gpu_shared(),
+            limit_over_gpu=ctx.limit_over_gpu if ctx.limit_over_gpu is not None else self._limit_over_gpu(),
             driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
@@ -1700,6 +1717,8 @@ class LogScanner:
         if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
             return False
         if signature.when_gpu_shared is not None and bool(ctx.gpu_shared) != signature.when_gpu_shared:
+            return False
+        if signature.when_limit_over_gpu is not None and bool(ctx.limit_over_gpu) != signature.when_limit_over_gpu:
             return False
         if signature.when_gpu_created is not None and bool(ctx.gpu_created) != signature.when_gpu_created:
             return False

@@ -3042,3 +3042,24 @@ def test_processes_that_each_create_their_own_card_as_gpu_0_do_not_share_it():
     ]
     failed = "E0000 00:00:1796586585.661855    1937 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
     assert top_problem(*lines, failed)[0] != "oom-tf-processes-share-gpu"
+
+
+def test_a_device_configured_above_the_card_is_a_limit_that_limits_nothing_not_an_out_of_memory():
+    """Set q's memory_limit=400000 on an H100 80GB trained; its allocator's backing off is not the run's failure."""
+    created = (
+        "I0000 00:00:1796586539.504467    1376 gpu_device.cc:2043] Created device /job:localhost/replica:0/task:0/"
+        "device:GPU:0 with {mb} MB memory:  -> device: 0, name: NVIDIA H100 80GB HBM3, pci bus id: 0000:00:06.0"
+    )
+    backoff = (
+        "I0000 00:00:1796586539.528253    1376 cuda_executor.cc:522] failed to allocate 390.62GiB (419430400000 bytes) "
+        "from device: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    )
+    over = scan([created.format(mb=400000), backoff]).hits
+    assert [h.signature.id for h in over] == ["logical-device-over-gpu-memory"]
+    assert over[0].groups["mb"] == "400000"
+    unified = scan(
+        [created.format(mb=162158)]
+    ).hits  # per_process_gpu_memory_fraction=2.0: unified memory, no backing off
+    assert "logical-device-over-gpu-memory" not in [h.signature.id for h in unified]
+    fits = scan([created.format(mb=78228), backoff]).hits  # a device within the card that cannot get its memory
+    assert "cuda-out-of-memory" in [h.signature.id for h in fits]
