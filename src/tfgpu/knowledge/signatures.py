@@ -352,6 +352,8 @@ _DEVICE_CREATED_BY = re.compile(
 the time: hours, minutes and seconds, or, in the prefix absl writes before InitializeLog, seconds since the epoch
 ("I0000 00:00:1796586582.571046    1776 gpu_device.cc:2043] Created device .../device:GPU:0"), and the card's PCI
 bus id: the processes of Horovod or a multi-worker job each call their own card GPU:0."""
+CREATIONS_KEPT = 16
+"""Device creations kept per card: enough for the processes of one host, and a bound on a log of many pasted runs."""
 SHARED_WITHIN_SECONDS = 60.0
 """Two creations of one GPU by different threads this close together are two processes running at once, not two runs
 pasted one after the other."""
@@ -1361,8 +1363,9 @@ class LogScanner:
         if "gpu_device.cc" in block and "Created" in block:
             for found in _DEVICE_CREATED_BY.finditer(block):
                 seconds = int(found["h"]) * 3600 + int(found["m"]) * 60 + float(found["s"])
-                card = found["bus"] or found["gpu"]
-                self.gpu_creators.setdefault(card, []).append((seconds, found["thread"]))
+                created = self.gpu_creators.setdefault(found["bus"] or found["gpu"], [])
+                if len(created) < CREATIONS_KEPT:
+                    created.append((seconds, found["thread"]))
         if self.device_reserved is None and "MB memory" in block:
             reserved = _DEVICE_RESERVED.search(block)
             if reserved:
