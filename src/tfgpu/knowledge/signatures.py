@@ -398,6 +398,9 @@ def reserved_at_start_held(reserved_mb: int, total_mb: float) -> bool:
     return not configured and total_mb > 0 and reserved_mb / total_mb < BUSY_FREE_FRACTION
 
 
+ONE_PROBLEM_WITH = MappingProxyType({"oom_host": "oom"})
+"""Classes that are one problem with another when both are in a log: TF's "OOM when allocating ... device:CPU:0" is
+host memory (oom_host) and the generic ResourceExhaustedError (oom) at once, told by its most specific signature."""
 SHORT_LOG_LINES = 3
 """A log this short is a pasted title or a single line: its words are read where no message matched as written."""
 SAID_LINES = 64
@@ -1540,7 +1543,7 @@ class LogScanner:
         # same line are one out-of-memory problem, told by its most specific signature.
         distinct: dict[str, Hit] = {}
         for hit in kept:
-            distinct.setdefault(hit.signature.category, hit)
+            distinct.setdefault(ONE_PROBLEM_WITH.get(hit.signature.category, hit.signature.category), hit)
         for hit in distinct.values():
             _tell_versions(hit, effective)
         return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)

@@ -84,6 +84,7 @@ def test_a_cpu_side_oom_is_not_called_out_of_gpu_memory():
     (cpu_problem,) = explain_lines([cpu]).problems
     (gpu_problem,) = explain_lines([gpu]).problems
     assert cpu_problem.id == "oom-cpu-allocating-tensor" and "host (CPU) memory" in cpu_problem.title
+    assert cpu_problem.category == "oom_host"
     assert gpu_problem.id == "oom-allocating-tensor"
 
 

@@ -68,6 +68,8 @@ CONTEXT = {
     "nvidia-smi-missing-in-container": ScanContext(container=True),
     "driver-reported-versions-differ": ScanContext(driver_differs=True),  # the log's libcuda line says the other
     "oom-gpu-held-at-start": ScanContext(gpu_held=True),
+    "oom-tf-processes-share-gpu": ScanContext(gpu_shared=True),  # two processes' device lines in the same log
+    "logical-device-over-gpu-memory": ScanContext(limit_over_gpu=True),  # the device line's MB against the card's
     "cudnn-handle-gpu-held-at-start": ScanContext(gpu_held=True),
     "cublas-handle-gpu-held-at-start": ScanContext(gpu_held=True),
     "pytorch-oom-beside-tf-device": ScanContext(gpu_created=True),  # TF's device line in the same log
@@ -129,6 +131,7 @@ def _also_line(signature: Signature) -> str:
         "windows-dll-load-failed-in-traceback": "    from tensorflow.python.pywrap_tensorflow_internal import *",
         "windows-dll-load-failed-bare": "I get this error when I import tensorflow on Windows 10:",
         "windows-self-check-dll-missing": "OSError: [WinError 126] The specified module could not be found",
+        "logical-device-over-gpu-memory": "failed to allocate 390.62GiB (419430400000 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY",
         "tfjs-node-gpu-binding-not-loaded": "Error: The specified module could not be found.",
         "tfjs-node-gpu-binding-other-cuda": "Error: The specified module could not be found.",
         "context-creation-oom-in-trace": "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)",
@@ -3024,10 +3027,19 @@ def test_two_processes_creating_one_gpu_at_once_name_the_sharing_not_the_batch()
         )
 
     failed = "E0000 00:00:1796586585.661855    1937 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
-    at_once = [created(1796586582.571046, 1776), created(1796586582.574706, 1775), failed]
+    backoff = (
+        "I0000 00:00:1796586582.594773    1775 cuda_executor.cc:522] failed to allocate 76.39GiB (82028593152 bytes) "
+        "from device: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+    )  # the second process's allocator backing off from the whole card
+    at_once = [created(1796586582.571046, 1776), created(1796586582.574706, 1775), backoff, failed]
     assert top_problem(*at_once)[0] == "oom-tf-processes-share-gpu"
-    one_process = [created(1796586582.571046, 1776), created(1796586583.0, 1776), failed]
-    one_after_another = [created(1796586582.571046, 1776), created(1796587182.0, 1775), failed]  # ten minutes apart
+    one_process = [created(1796586582.571046, 1776), created(1796586583.0, 1776), backoff, failed]
+    one_after_another = [
+        created(1796586582.571046, 1776),
+        created(1796587182.0, 1775),
+        backoff,
+        failed,
+    ]  # ten minutes apart
     assert top_problem(*one_process)[0] != "oom-tf-processes-share-gpu"
     assert top_problem(*one_after_another)[0] != "oom-tf-processes-share-gpu"
 
@@ -3041,7 +3053,8 @@ def test_processes_that_each_create_their_own_card_as_gpu_0_do_not_share_it():
         for n in (1, 2)
     ]
     failed = "E0000 00:00:1796586585.661855    1937 cuda_dnn.cc:466] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
-    assert top_problem(*lines, failed)[0] != "oom-tf-processes-share-gpu"
+    backoff = "I0000 00:00:1796586582.594773    1775 cuda_executor.cc:522] failed to allocate 76.39GiB (82028593152 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"
+    assert top_problem(*lines, backoff, failed)[0] != "oom-tf-processes-share-gpu"
 
 
 def test_a_device_configured_above_the_card_is_a_limit_that_limits_nothing_not_an_out_of_memory():
