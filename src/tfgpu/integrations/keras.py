@@ -154,6 +154,7 @@ def _make_class() -> type:
             self._start_wall = 0.0
             self._start_cpu = 0.0
             self._writer: Any = None
+            self._scalar: Any = None  # the scalar tag TensorBoard reads, made with the writer
 
         def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
             client = self._nvml
@@ -196,6 +197,7 @@ def _make_class() -> type:
                 import tensorflow as tf
 
                 self._writer = tf.summary.create_file_writer(os.path.join(self.log_dir, "gpu"))
+                self._scalar = _tensorboard_scalar_metadata()
 
         def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
             self._epoch_start = time.monotonic()
@@ -219,11 +221,10 @@ def _make_class() -> type:
             if self._writer is not None:
                 import tensorflow as tf
 
-                scalar = _tensorboard_scalar_metadata()
                 with self._writer.as_default():
                     for key, value in logs.items():
                         if key.startswith("gpu"):
-                            tf.summary.write(key, tf.constant(value, tf.float32), step=epoch, metadata=scalar)
+                            tf.summary.write(key, tf.constant(value, tf.float32), step=epoch, metadata=self._scalar)
                 self._writer.flush()
 
         def _epoch_figures(self, number: int, epoch_stats: list[SampleStats]) -> EpochFigures:

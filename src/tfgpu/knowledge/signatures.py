@@ -1272,21 +1272,23 @@ class LogScanner:
             for seconds, thread in created[index + 1 :]
         )
 
-    def _limit_over_gpu(self) -> bool:
-        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
+    def _reserved_of_total(self) -> tuple[int, float] | None:
+        """TF 2.x's device line: the MiB its allocator was given, and the GPU's (by its properties, else its name)."""
         if self.device_reserved is None:
-            return False
+            return None
         reserved, named = self.device_reserved
         total = self.device_memory_mb or named
-        return total is not None and reserved > total
+        return None if total is None else (reserved, total)
+
+    def _limit_over_gpu(self) -> bool:
+        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
+        read = self._reserved_of_total()
+        return read is not None and read[0] > read[1]
 
     def _reserved_held(self) -> bool:
         """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
-        if self.device_reserved is None:
-            return False
-        reserved, named = self.device_reserved
-        total = self.device_memory_mb or named
-        return total is not None and reserved_at_start_held(reserved, total)
+        read = self._reserved_of_total()
+        return read is not None and reserved_at_start_held(*read)
 
     def _libtensorflow(self) -> str | None:
         """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
