@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j, o or q (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j, o, q or t (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -940,6 +940,59 @@ model.compile(optimizer="adam", loss="mse")
 model.fit(x, y, epochs=2, batch_size=256, verbose=2)
 PY
 cp "$w/logical-split-ok.py" "$w/async-logical-split-ok.py"
+
+# Set t: registered after sets q, r and s were written from (3d8de8d), before any of its logs existed: one library of
+# an older CUDA 12 first on LD_LIBRARY_PATH (as a system toolkit's lib64 put there by an old install leaves it, beside
+# the CUDA 12.5 wheels), JAX's preallocation beside TensorFlow in one script, an XLA cache directory that cannot be
+# made, a GPU UUID that is not the machine's, a tiny logical device, determinism asked by the environment variable,
+# and two runs expected to work (CUDA_LAUNCH_BLOCKING, TF_GPU_THREAD_MODE).
+sed 's/, jit_compile=True//' "$w/jit-ok.py" >"$w/launch-blocking-ok.py"; cp "$w/launch-blocking-ok.py" "$w/thread-private-ok.py"
+cp "$w/launch-blocking-ok.py" "$w/nvjitlink-old.py"; cp "$w/launch-blocking-ok.py" "$w/visible-uuid-wrong.py"
+cp "$w/cnn-ok.py" "$w/cudart-old.py"; cp "$w/cnn-ok.py" "$w/nvrtc-old.py"; cp "$w/jit-ok.py" "$w/xla-cache-unwritable.py"
+cat >"$w/jax-first.py" <<'PY'
+import jax.numpy as jnp
+print("jax:", jnp.ones(4).sum())  # JAX preallocates 75% of the GPU's memory
+import numpy as np, keras
+x, y = np.random.rand(65536, 1024).astype("float32"), np.random.randint(0, 10, 65536)
+model = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(32768, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=1, batch_size=65536, verbose=2)
+PY
+cat >"$w/memory-limit-tiny.py" <<'PY'
+import numpy as np, tensorflow as tf, keras
+gpus = tf.config.list_physical_devices("GPU")
+tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=256)])
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(8192, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(np.random.rand(8192, 784), np.random.randint(0, 10, 8192), epochs=1, batch_size=8192, verbose=2)
+PY
+cat >"$w/determinism-env-sparse.py" <<'PY'
+import tensorflow as tf
+sparse = tf.sparse.from_dense(tf.eye(512))
+with tf.device("/GPU:0"):
+    print(float(tf.reduce_sum(tf.sparse.sparse_dense_matmul(sparse, tf.ones([512, 8])))))
+PY
+
+if [ "$SET" = t ]; then
+  old12() {  # old12 DIR WHEEL: that wheel's lib directory (one library of an older CUDA 12) in /opt/DIR
+    python3 -m zipfile -e "/root/old-wheels/$2" "/tmp/$1-whl" && mkdir -p "/opt/$1" && cp -r /tmp/"$1"-whl/nvidia/*/lib/. "/opt/$1/"; }
+  old12 nvjitlink-12.1 nvidia_nvjitlink_cu12-12.1.105-py3-none-manylinux1_x86_64.whl
+  old12 cudart-12.0 nvidia_cuda_runtime_cu12-12.0.107-py3-none-manylinux1_x86_64.whl
+  old12 nvrtc-12.0 nvidia_cuda_nvrtc_cu12-12.0.76-py3-none-manylinux1_x86_64.whl
+  ls -l /opt/nvjitlink-12.1 /opt/cudart-12.0 /opt/nvrtc-12.0 >"$o/old-libraries.txt" 2>&1
+  LIMIT=200 fault nvjitlink-old LD_LIBRARY_PATH="/opt/nvjitlink-12.1:$LD_LIBRARY_PATH"
+  LIMIT=200 fault cudart-old LD_LIBRARY_PATH="/opt/cudart-12.0:$LD_LIBRARY_PATH"
+  LIMIT=200 fault nvrtc-old LD_LIBRARY_PATH="/opt/nvrtc-12.0:$LD_LIBRARY_PATH"
+  LIMIT=200 fault jax-first
+  LIMIT=200 fault xla-cache-unwritable TF_XLA_FLAGS=--tf_xla_persistent_cache_directory=/proc/tfgpu-xla-cache
+  LIMIT=120 fault visible-uuid-wrong CUDA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000
+  LIMIT=200 fault memory-limit-tiny
+  LIMIT=120 fault determinism-env-sparse TF_DETERMINISTIC_OPS=1
+  LIMIT=200 fault thread-private-ok TF_GPU_THREAD_MODE=gpu_private
+  LIMIT=200 fault launch-blocking-ok CUDA_LAUNCH_BLOCKING=1
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = q ]; then
   cat /proc/sys/vm/overcommit_memory >"$o/overcommit.txt"; free -g >>"$o/overcommit.txt"
