@@ -954,7 +954,7 @@ import jax.numpy as jnp
 print("jax:", jnp.ones(4).sum())  # JAX preallocates 75% of the GPU's memory
 import numpy as np, keras
 x, y = np.random.rand(65536, 1024).astype("float32"), np.random.randint(0, 10, 65536)
-model = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(32768, activation="relu"), keras.layers.Dense(10)])
+model = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(65536, activation="relu"), keras.layers.Dense(10)])
 model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(x, y, epochs=1, batch_size=65536, verbose=2)
 PY
