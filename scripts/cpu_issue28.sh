@@ -3,9 +3,9 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p, r or s
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p, r, s or u
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
-# tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0; for set r ml_dtypes 0.4.1) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
+# tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0; for set r ml_dtypes 0.4.1; for set u tensorflow-probability 0.23.0 with dm-tree 0.1.8, cloudpickle 3.1.1 and decorator 5.1.1, tf-keras 2.15.1, transformers 4.46.3 with huggingface-hub 0.26.5, tokenizers 0.20.3, safetensors 0.4.5, regex 2024.11.6, pyyaml 6.0.2, tqdm 4.67.1, filelock 3.16.1 and fsspec 2024.10.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
 # the CUDA wheels of tensorflow[and-cuda] from ~/.cache/tfgpu-stage/big (../shared/gpu/stage.sh downloads them).
 set -u
@@ -421,6 +421,48 @@ model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(16, activation=
 model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
 model.fit(x, y, epochs=2, callbacks=[keras.callbacks.TensorBoard("logs")], verbose=2)
 PY
+# Set u: registered after set t (the lent GPU machine), before any of its logs existed: packages of the Keras 2 world
+# beside TF 2.21's Keras 3 (TensorFlow Probability 0.23, tf-keras 2.15, Transformers' TF models, ImageDataGenerator)
+# and two working runs whose TF prints its own notes (XLA on the CPU, oneDNN switched off).
+cat >"$w/tfp-old.py" <<'PY'
+import tensorflow as tf
+import tensorflow_probability as tfp
+normal = tfp.distributions.Normal(loc=0.0, scale=1.0)
+print(float(normal.log_prob(tf.constant(0.5))))
+PY
+cat >"$w/tf-keras-old.py" <<'PY'
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # tf.keras is the tf-keras package (Keras 2)
+import numpy as np, tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)), tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(256, 8), np.random.rand(256, 1), epochs=1, verbose=2)
+PY
+cat >"$w/transformers-keras3.py" <<'PY'
+from transformers import BertConfig, TFBertModel
+model = TFBertModel(BertConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128))
+print(model.config.hidden_size)
+PY
+cat >"$w/image-data-generator.py" <<'PY'
+import numpy as np
+from keras.preprocessing.image import ImageDataGenerator
+augment = ImageDataGenerator(rotation_range=20, horizontal_flip=True)
+batch = next(augment.flow(np.random.rand(8, 32, 32, 3), batch_size=4))
+print(batch.shape)
+PY
+sed 's/loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))/loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)/' "$w/mlp.py" >"$w/jit-cpu-ok.py"
+cp "$w/mlp.py" "$w/onednn-off-ok.py"
+if [ "${SET:-k}" = u ]; then
+  fault tfp-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tensorflow_probability-0.23.0-*.whl "$work"/wheels/dm_tree-0.1.8-*.whl "$work"/wheels/cloudpickle-3.1.1-*.whl "$work"/wheels/decorator-5.1.1-*.whl)"
+  fault tf-keras-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tf_keras-2.15.1-*.whl)"
+  fault transformers-keras3 "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/transformers-4.46.3-*.whl "$work"/wheels/huggingface_hub-0.26.5-*.whl \
+    "$work"/wheels/tokenizers-0.20.3-*.whl "$work"/wheels/safetensors-0.4.5-*.whl "$work"/wheels/regex-2024.11.6-*.whl "$work"/wheels/PyYAML-6.0.2-*.whl \
+    "$work"/wheels/tqdm-4.67.1-*.whl "$work"/wheels/filelock-3.16.1-*.whl "$work"/wheels/fsspec-2024.10.0-*.whl)"
+  fault image-data-generator "$cpu_python"
+  fault jit-cpu-ok "$cpu_python"
+  fault onednn-off-ok "$cpu_python" TF_ENABLE_ONEDNN_OPTS=0
+  exit 0
+fi
 if [ "${SET:-k}" = s ]; then
   for name in early-stopping-val-acc checkpoint-val-acc corrupt-image image-directory-missing tfrecord-missing model-file-missing tensorboard-callback-ok; do
     fault "$name" "$cpu_python"
