@@ -958,14 +958,8 @@ model = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(65536, activa
 model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(x, y, epochs=1, batch_size=65536, verbose=2)
 PY
-cat >"$w/memory-limit-tiny.py" <<'PY'
-import numpy as np, tensorflow as tf, keras
-gpus = tf.config.list_physical_devices("GPU")
-tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=256)])
-model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(8192, activation="relu"), keras.layers.Dense(10)])
-model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-model.fit(np.random.rand(8192, 784), np.random.randint(0, 10, 8192), epochs=1, batch_size=8192, verbose=2)
-PY
+sed -e 's/memory_limit=400000/memory_limit=256/' -e 's/Dense(256,/Dense(8192,/' -e 's/4096/8192/g' -e 's/batch_size=256/batch_size=8192/' \
+  "$w/memory-limit-over-gpu.py" >"$w/memory-limit-tiny.py"  # 256 MB and one batch of 8192 through Dense(8192)
 cat >"$w/determinism-env-sparse.py" <<'PY'
 import tensorflow as tf
 sparse = tf.sparse.from_dense(tf.eye(512))

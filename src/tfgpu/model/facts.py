@@ -179,6 +179,8 @@ class CudaLibrary:
     """The loader's own RUNPATH, ``$ORIGIN`` expanded: where it looks after LD_LIBRARY_PATH."""
     needed_for: str = ""
     """What fails without it (dependencies only)."""
+    older_breaks_loader: bool = False
+    """An older minor than the loader's own CUDA breaks the loader (dependencies only: nvJitLink)."""
 
     @property
     def loaded(self) -> LibraryCopy | None:

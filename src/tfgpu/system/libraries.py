@@ -246,7 +246,9 @@ def locate_dependencies(
             order = search_order(ld_library_path, runpath, cache_dirs, root)
             wanted = WantedLibrary(dep.name, dep.soname, dep.wheel_dir)
             copies = locate([wanted], order, elsewhere_dirs, ld_cache, cuda_major)[0].copies
-        out.append(CudaLibrary(dep.name, dep.soname, True, copies, loader, runpath, dep.needed_for))
+        out.append(
+            CudaLibrary(dep.name, dep.soname, True, copies, loader, runpath, dep.needed_for, dep.older_breaks_loader)
+        )
     return tuple(out)
 
 

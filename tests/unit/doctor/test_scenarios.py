@@ -768,3 +768,19 @@ def test_a_windows_machines_hints_set_variables_in_cmd_and_powershell(tmp_path):
     windows = replace(facts, host=replace(facts.host, os_name="Windows"))
     hint = find(diagnose(windows), "tf-allow-growth-invalid").hint
     assert hint == 'set TF_FORCE_GPU_ALLOW_GROWTH=true (PowerShell: $env:TF_FORCE_GPU_ALLOW_GROWTH="true")'
+
+
+def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudart_a_warning(tmp_path):
+    """Set t on the H100 (TF 2.21): CUDA 12.1's nvJitLink ahead of the wheels made cuSPARSE fail to load and TF register
+    no GPU; CUDA 12.0's cudart ahead of them changed nothing the run showed. The doctor says so by severity."""
+    m = gpu_machine(tmp_path)
+    old = tmp_path / "usr/local/cuda-12.1/lib64"
+    old.mkdir(parents=True)
+    for real, soname in (("libnvJitLink.so.12.1.105", "libnvJitLink.so.12"), ("libcudart.so.12.0.107", "libcudart.so.12")):
+        (old / real).write_bytes(b"")
+        os.symlink(real, old / soname)
+    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{old}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
+    shadows = {f.summary.split()[4]: f for f in m.diagnose().findings if f.id == "ld-library-path-shadows-wheel"}
+    assert shadows["libnvJitLink.so.12"].severity is Severity.ERROR
+    assert "registers no GPU" in shadows["libnvJitLink.so.12"].detail and str(old) in shadows["libnvJitLink.so.12"].hint
+    assert shadows["libcudart.so.12"].severity is Severity.WARNING

@@ -146,6 +146,8 @@ def _also_line(signature: Signature) -> str:
         "op-library-abi-flag-said": "causes an undefined symbol error. Removing it makes everything work.",
         "jax-oom-beside-tensorflow": "import tensorflow_datasets as tfds",
         "gpu-list-indexed-empty": "IndexError: list index out of range",
+        "tf-keras-of-another-tf": '  File "/tmp/k/overlay-tf_keras-2.15.1/tf_keras/src/saving/legacy/saved_model/load_context.py", line 68',
+        "tf-oom-beside-jax": "import jax.numpy as jnp",
     }
     return samples[signature.id]
 

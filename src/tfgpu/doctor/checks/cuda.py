@@ -17,6 +17,7 @@ from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
 from tfgpu.model.facts import (
     ContainerImage,
+    CudaLibrary,
     DriverFacts,
     Facts,
     HostFacts,
@@ -385,6 +386,13 @@ def _older_pins(facts: Facts, wheel: str, built: str) -> list[tuple[str, str, st
     return out
 
 
+def _breaks_its_loader(lib: CudaLibrary, loaded: LibraryCopy, wheel: LibraryCopy) -> bool:
+    """An older minor of a library whose loader links its versioned symbols (nvJitLink under cuSPARSE)."""
+    if not lib.older_breaks_loader or isinstance(loaded.version, Unavailable) or isinstance(wheel.version, Unavailable):
+        return False
+    return version_key(loaded.version)[:2] < version_key(wheel.version)[:2]
+
+
 def _shadowing(libs: LibraryFacts) -> list[Finding]:
     out = []
     for lib in libs.libraries:
@@ -393,13 +401,22 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
             continue
         later = [c for c in lib.copies if c.origin == "runpath" and c.version != loaded.version]
         if later:
+            breaks = _breaks_its_loader(lib, loaded, later[0])
+            consequence = (
+                f" {os.path.basename(lib.loaded_by or '')} needs its own CUDA minor's {lib.soname} or newer: {lib.needed_for}."
+                if breaks
+                else ""
+            )
             out.append(
                 Finding(
                     "ld-library-path-shadows-wheel",
-                    Severity.WARNING,
+                    Severity.ERROR if breaks else Severity.WARNING,
                     C,
                     f"LD_LIBRARY_PATH makes TF load {lib.soname} {loaded.version} from {os.path.dirname(loaded.path)}",
-                    detail=f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first.",
+                    detail=(
+                        f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first."
+                        + consequence
+                    ),
                     hint=f"Remove {os.path.dirname(loaded.path)} from LD_LIBRARY_PATH.",
                 )
             )

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The doctor on an older nvJitLink ahead of the wheels (issue 28's set t found the fault; this checks the doctor's
+# answer as a user lives it). The wheel layout as pip leaves it, fixed by the lines `tfgpu env` prints (RAW=1), then
+# CUDA 12.1's libnvJitLink.so.12 (nvidia-nvjitlink-cu12 12.1.105, carried as .gpu-stack/old/) first on
+# LD_LIBRARY_PATH, as an old toolkit's lib64 in a shell profile puts it; the doctor, a Keras CNN with Keras's
+# defaults, exactly the fix the doctor printed (the directory out of LD_LIBRARY_PATH), the doctor and the CNN again.
+#   setsid nohup bash scripts/h200_shadowed_nvjitlink.sh run >/tmp/inv.log 2>&1 </dev/null &
+#   bash scripts/h200_shadowed_nvjitlink.sh wait SECONDS
+set -u
+RAW=1 source scripts/h200_background.sh inv "${1:-run}" "${2:-}"
+old=/opt/nvjitlink-12.1
+python3 -m zipfile -e /root/old-wheels/nvidia_nvjitlink_cu12-12.1.105-py3-none-manylinux1_x86_64.whl /tmp/nvjitlink-12.1 &&
+  mkdir -p "$old" && cp /tmp/nvjitlink-12.1/nvidia/nvjitlink/lib/libnvJitLink.so.12 "$old/"
+cnn() {  # the Keras CNN with Keras's defaults: where it trains is what the user sees
+  python3 - <<'PY'
+import numpy as np, tensorflow as tf, keras
+print("GPUs:", tf.config.list_physical_devices("GPU"))
+rng = np.random.default_rng(0)
+x, y = rng.random((8192, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, 8192)
+model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(32, 3, activation="relu"),
+                          keras.layers.MaxPooling2D(), keras.layers.Flatten(), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(x, y, epochs=2, batch_size=128, verbose=2)
+PY
+}
+export LD_LIBRARY_PATH="$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-before.txt"
+step doctor-before python3 -m tfgpu doctor
+step cnn-before cnn
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH#"$old":}"  # the doctor's fix: remove the directory from LD_LIBRARY_PATH
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-after.txt"
+step doctor-after python3 -m tfgpu doctor
+step cnn-after cnn
+touch "$o/done"
