@@ -26,7 +26,7 @@ PY
 export LD_LIBRARY_PATH="$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-before.txt"
 step doctor-before python3 -m tfgpu doctor
-step cnn-before cnn
+# before the fix the CNN trains on the CPU: set t measured it (nvjitlink-old.log)
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH#"$old":}"  # the doctor's fix: remove the directory from LD_LIBRARY_PATH
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-after.txt"
 step doctor-after python3 -m tfgpu doctor
