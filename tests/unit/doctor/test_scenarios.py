@@ -776,7 +776,10 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
     m = gpu_machine(tmp_path)
     old = tmp_path / "usr/local/cuda-12.1/lib64"
     old.mkdir(parents=True)
-    for real, soname in (("libnvJitLink.so.12.1.105", "libnvJitLink.so.12"), ("libcudart.so.12.0.107", "libcudart.so.12")):
+    for real, soname in (
+        ("libnvJitLink.so.12.1.105", "libnvJitLink.so.12"),
+        ("libcudart.so.12.0.107", "libcudart.so.12"),
+    ):
         (old / real).write_bytes(b"")
         os.symlink(real, old / soname)
     m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{old}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
