@@ -4,6 +4,8 @@
 # CUDA 12.1's libnvJitLink.so.12 (nvidia-nvjitlink-cu12 12.1.105, carried as .gpu-stack/old/) first on
 # LD_LIBRARY_PATH, as an old toolkit's lib64 in a shell profile puts it; the doctor, a Keras CNN with Keras's
 # defaults, exactly the fix the doctor printed (the directory out of LD_LIBRARY_PATH), the doctor and the CNN again.
+# The wheel, on this machine: pip download --no-deps nvidia-nvjitlink-cu12==12.1.105 --platform manylinux1_x86_64
+#   --only-binary=:all: -d .gpu-stack/old; carry .gpu-stack/old in the assemble call and copy it to /root/old-wheels.
 #   setsid nohup bash scripts/h200_shadowed_nvjitlink.sh run >/tmp/inv.log 2>&1 </dev/null &
 #   bash scripts/h200_shadowed_nvjitlink.sh wait SECONDS
 set -u
