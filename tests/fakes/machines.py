@@ -7,6 +7,7 @@ real collectors run over it exactly as over an install.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,14 @@ from tfgpu.system.runner import CommandResult
 
 TF_FIXTURES = Path(__file__).parent.parent / "fixtures" / "tf"
 _DIST_INFO = re.compile(r"^(?P<name>[A-Za-z0-9_.]+)-(?P<version>[^-]+)\.dist-info$")
+NVJITLINK_SYMBOLS = json.loads((TF_FIXTURES / "symbols-nvjitlink-cu12.json").read_text())
+"""Recorded from the wheels: what cuSPARSE 12.5 binds from libnvJitLink.so.12, what nvJitLink 12.5 and 12.1 define."""
+_SYMBOLS = {
+    "libcusparse.so.12": {
+        "binds": {"libnvJitLink.so.12": tuple(NVJITLINK_SYMBOLS["cusparse-12.5.1.3-binds-from-libnvJitLink.so.12"])}
+    },
+    "libnvJitLink.so.12": {"defines": tuple(NVJITLINK_SYMBOLS["nvjitlink-12.5.82-defines"])},
+}
 PTXAS_VERSION = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 12.5, V12.5.82\n"
 
 
@@ -35,7 +44,8 @@ def tf_gpu_site(site: Path, *, drop: tuple[str, ...] = ()) -> Path:
     """The site-packages of `pip install tensorflow[and-cuda]==2.21.0` (the staged subset).
 
     The nvidia libraries are ELF files with the RUNPATH and NEEDED recorded from the wheels, so
-    the dependency search reads their real RUNPATH (cuDNN's ``$ORIGIN/../../nvrtc/lib``).
+    the dependency search reads their real RUNPATH (cuDNN's ``$ORIGIN/../../nvrtc/lib``);
+    cuSPARSE and nvJitLink also carry the symbols recorded from them, so the loader check reads real ones.
     """
     for line in (TF_FIXTURES / "site-2.21.0-gpu-files.txt").read_text().splitlines():
         match = _DIST_INFO.match(line)
@@ -57,6 +67,7 @@ def tf_gpu_site(site: Path, *, drop: tuple[str, ...] = ()) -> Path:
                 soname=Path(path).name,
                 needed=tuple(filter(None, needed.split(","))),
                 runpath=runpath or None,
+                **_SYMBOLS.get(Path(path).name, {}),
             )
     tf = site / "tensorflow"
     (tf / "python/platform").mkdir(parents=True, exist_ok=True)

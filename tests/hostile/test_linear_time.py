@@ -16,7 +16,7 @@ from tests.fakes.nvml import FakeGpu, FakeNvml
 
 from tfgpu.model.unavailable import Unavailable
 from tfgpu.nvml.collect import MAX_LINKED_GPUS, collect_gpu_facts
-from tfgpu.system.elf import MAX_STRING_BYTES, ElfError, read_dynamic
+from tfgpu.system.elf import MAX_STRING_BYTES, ElfError, read_dynamic, read_symbols
 
 
 @pytest.mark.timeout(60)
@@ -65,3 +65,31 @@ def test_a_fifo_where_a_library_should_be_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ElfError, match="not a regular file"):
         read_dynamic(str(fifo))
+
+
+def _symbols_elf(tmp_path, tag: int, value: int) -> str:
+    """A library with a symbol table whose dynamic entry ``tag`` is replaced by ``value``."""
+    data = bytearray(elf_bytes(soname="libx.so.1", defines=("a",), binds={"liby.so": ("b",)}))
+    for at in range(len(data) - 16, 0, -8):  # the dynamic section is last; find the entry by its tag
+        if struct.unpack_from("<q", data, at)[0] == tag:
+            struct.pack_into("<qQ", data, at, tag, value)
+            break
+    path = tmp_path / "libx.so.1"
+    path.write_bytes(bytes(data))
+    return str(path)
+
+
+@pytest.mark.timeout(60)
+def test_a_symbol_count_past_any_library_reads_only_what_the_file_holds(tmp_path):
+    path = _symbols_elf(tmp_path, 4, 0)  # DT_HASH moved to address 0: the header's bytes read as nbucket, nchain
+    try:
+        symbols = read_symbols(path)
+    except ElfError:
+        return
+    assert len(symbols.defined) < 100
+
+
+@pytest.mark.timeout(60)
+def test_a_string_table_claimed_past_the_bound_is_a_refusal(tmp_path):
+    with pytest.raises(ElfError, match="string table"):
+        read_symbols(_symbols_elf(tmp_path, 10, 2**40))  # DT_STRSZ

@@ -13,7 +13,7 @@ from tests.fakes.elf import write_elf
 
 from tfgpu.model.errors import NvmlUnavailable
 from tfgpu.nvml.client import PynvmlClient
-from tfgpu.system.elf import read_dynamic
+from tfgpu.system.elf import read_dynamic, read_symbols
 from tfgpu.system.tf_install import find_tensorflow_dir
 
 
@@ -62,6 +62,41 @@ def test_elf_parser_agrees_with_readelf_on_tensorflow_and_on_the_fake_writer(tmp
         line = next((ln for ln in out.splitlines() if "(RUNPATH)" in ln), "")
         expected = list(dict.fromkeys(line.split("[", 1)[1].rstrip("]").split(":"))) if line else []
         assert list(read_dynamic(str(lib)).runpath) == expected
+
+
+def _nm(lib: Path, *flags: str) -> list[str]:
+    out = subprocess.run(["nm", "-D", *flags, str(lib)], capture_output=True, text=True, timeout=120, check=True).stdout
+    return [line.split()[-1] for line in out.splitlines() if line.strip()]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) not installed")
+def test_symbol_reader_agrees_with_nm_on_tensorflow(tmp_path):
+    """libtensorflow_framework has a GNU hash table only (no DT_HASH) and version requirements on libstdc++ and glibc."""
+    tf_dir = find_tensorflow_dir()
+    assert tf_dir is not None
+    lib = tf_dir / "libtensorflow_framework.so.2"
+    symbols = read_symbols(str(lib))
+    assert symbols.defined == {name.split("@")[0] for name in _nm(lib, "--defined-only")}
+    versioned = {name.split("@")[0] for name in _nm(lib, "--undefined-only") if "@" in name}
+    assert set().union(*symbols.needed.values()) == versioned and "libc.so.6" in symbols.needed
+
+
+def test_what_a_real_library_binds_from_libc_is_what_libc_defines():
+    """The loader check's own question, on two real libraries: every symbol libstdc++ binds from libc.so.6 is there."""
+    libc = next(
+        (
+            p
+            for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6", "/usr/lib64/libc.so.6")
+            if Path(p).exists()
+        ),
+        None,
+    )
+    cxx = next((str(p) for p in Path(libc or "/").parent.glob("libstdc++.so.6")), None)
+    if libc is None or cxx is None:
+        pytest.skip("no glibc libc.so.6 and libstdc++.so.6 at the usual x86-64 paths")
+    binds = read_symbols(cxx).needed["libc.so.6"]
+    assert len(binds) > 50 and binds <= read_symbols(libc).defined
 
 
 def test_import_and_help_load_neither_tensorflow_nor_pynvml():

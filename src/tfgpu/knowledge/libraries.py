@@ -74,9 +74,6 @@ class Dependency:
     loader_file: str
     needed_for: str
     source: str
-    older_breaks_loader: bool = False
-    """An older minor than the loader's own breaks it (the loader links versioned symbols): measured for
-    nvJitLink 12.1 ahead of cuSPARSE 12.5 (TF registered no GPU, set t); NVRTC 12.0 ahead of cuDNN 9.3's did not."""
 
 
 _DEPENDENCIES: dict[str, tuple[Dependency, ...]] = {
@@ -99,7 +96,6 @@ _DEPENDENCIES: dict[str, tuple[Dependency, ...]] = {
             "libcusparse.so.12",
             "cuSPARSE (and cuSOLVER, cuFFT) cannot load, so TF registers no GPU",
             "https://docs.nvidia.com/cuda/nvjitlink/index.html",
-            older_breaks_loader=True,
         ),
     ),
 }

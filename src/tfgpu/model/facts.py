@@ -158,6 +158,9 @@ class LibraryCopy:
     version: str | Unavailable
     owner: PackageOwner | None = None
     """The package that installed it, where a package manager records it: the tool a fix must use."""
+    lacks: tuple[str, ...] = ()
+    """For a dependency: the symbols its loader binds from this soname that this copy does not define
+    (read from both files' dynamic symbols); the loader fails to load beside it ("undefined symbol")."""
 
 
 @dataclass(frozen=True)
@@ -179,8 +182,6 @@ class CudaLibrary:
     """The loader's own RUNPATH, ``$ORIGIN`` expanded: where it looks after LD_LIBRARY_PATH."""
     needed_for: str = ""
     """What fails without it (dependencies only)."""
-    older_breaks_loader: bool = False
-    """An older minor than the loader's own CUDA breaks the loader (dependencies only: nvJitLink)."""
 
     @property
     def loaded(self) -> LibraryCopy | None:

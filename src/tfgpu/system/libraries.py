@@ -23,7 +23,7 @@ from tfgpu.knowledge.compat import version_key
 from tfgpu.knowledge.libraries import Dependency, WantedLibrary, wheel_distribution
 from tfgpu.model.facts import CudaLibrary, LibraryCopy, LibraryFacts, SearchDir
 from tfgpu.model.unavailable import Unavailable
-from tfgpu.system.elf import ElfError, expand_origin, read_dynamic
+from tfgpu.system.elf import ElfError, expand_origin, read_dynamic, read_symbols
 from tfgpu.system.files import read_regular_or_none
 from tfgpu.system.owners import package_owners
 from tfgpu.system.runner import CommandRunner
@@ -226,7 +226,8 @@ def locate_dependencies(
 
     The loader file sits beside the TF-level library it belongs to (libcudnn_graph.so.9 beside
     libcudnn.so.9); its RUNPATH takes the place of TF's in the search order. A soname TF itself
-    loads is already in the process, which satisfies the later dlopen.
+    loads is already in the process, which satisfies the later dlopen. Each copy records the
+    symbols the loader binds from it that it lacks: the copy is found, yet the loader fails.
     """
     by_name = {lib.name: lib for lib in direct}
     in_process = {lib.soname: lib.loaded for lib in direct if lib.loaded is not None}
@@ -246,10 +247,26 @@ def locate_dependencies(
             order = search_order(ld_library_path, runpath, cache_dirs, root)
             wanted = WantedLibrary(dep.name, dep.soname, dep.wheel_dir)
             copies = locate([wanted], order, elsewhere_dirs, ld_cache, cuda_major)[0].copies
-        out.append(
-            CudaLibrary(dep.name, dep.soname, True, copies, loader, runpath, dep.needed_for, dep.older_breaks_loader)
-        )
+        binds = _symbols_needed(loader, dep.soname)
+        copies = tuple(replace(c, lacks=_lacking(c.path, binds)) if binds else c for c in copies)
+        out.append(CudaLibrary(dep.name, dep.soname, True, copies, loader, runpath, dep.needed_for))
     return tuple(out)
+
+
+def _symbols_needed(loader: str, soname: str) -> frozenset[str]:
+    """The symbols ``loader`` binds from ``soname`` (its version requirement names the file); none when unreadable."""
+    try:
+        return read_symbols(loader).needed.get(soname, frozenset())
+    except (OSError, ElfError):
+        return frozenset()
+
+
+def _lacking(path: str, binds: frozenset[str]) -> tuple[str, ...]:
+    """Which of ``binds`` the library at ``path`` does not define; none when it cannot be read (nothing measured)."""
+    try:
+        return tuple(sorted(binds - read_symbols(path).defined))
+    except (OSError, ElfError):
+        return ()
 
 
 def cuda_roots(environ: Mapping[str, str], site_dirs: Sequence[str], root: str = "/") -> list[tuple[str, str]]:

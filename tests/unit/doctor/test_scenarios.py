@@ -12,7 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tests.fakes.machines import _dist_info, gpu_machine, lib_dir
+from tests.fakes.elf import write_elf
+from tests.fakes.machines import NVJITLINK_SYMBOLS, _dist_info, gpu_machine, lib_dir
 from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
 
 from tfgpu.doctor.collect import collect_facts
@@ -772,18 +773,36 @@ def test_a_windows_machines_hints_set_variables_in_cmd_and_powershell(tmp_path):
 
 def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudart_a_warning(tmp_path):
     """Set t on the H100 (TF 2.21): CUDA 12.1's nvJitLink ahead of the wheels made cuSPARSE fail to load and TF register
-    no GPU; CUDA 12.0's cudart ahead of them changed nothing the run showed. The doctor says so by severity."""
+    no GPU; CUDA 12.0's cudart ahead of them changed nothing the run showed. The doctor tells them apart by the symbols
+    cuSPARSE binds, not by a version: the copy the 2026-12-07 H100 run put first was a bare libnvJitLink.so.12."""
     m = gpu_machine(tmp_path)
-    old = tmp_path / "usr/local/cuda-12.1/lib64"
-    old.mkdir(parents=True)
-    for real, soname in (
-        ("libnvJitLink.so.12.1.105", "libnvJitLink.so.12"),
-        ("libcudart.so.12.0.107", "libcudart.so.12"),
-    ):
-        (old / real).write_bytes(b"")
-        os.symlink(real, old / soname)
+    old = tmp_path / "opt/nvjitlink-12.1"
+    write_elf(
+        old / "libnvJitLink.so.12",
+        soname="libnvJitLink.so.12",
+        defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]),
+    )
+    (old / "libcudart.so.12.0.107").write_bytes(b"")
+    os.symlink("libcudart.so.12.0.107", old / "libcudart.so.12")
     m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{old}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
     shadows = {f.summary.split()[4]: f for f in m.diagnose().findings if f.id == "ld-library-path-shadows-wheel"}
-    assert shadows["libnvJitLink.so.12"].severity is Severity.ERROR
-    assert "registers no GPU" in shadows["libnvJitLink.so.12"].detail and str(old) in shadows["libnvJitLink.so.12"].hint
+    nvjitlink = shadows["libnvJitLink.so.12"]
+    assert nvjitlink.severity is Severity.ERROR and "lacks symbols libcusparse.so.12 needs" in nvjitlink.summary
+    assert "__nvJitLinkAddData_12_5" in nvjitlink.detail and "registers no GPU" in nvjitlink.detail
+    assert nvjitlink.hint == f"Remove {old} from LD_LIBRARY_PATH."
     assert shadows["libcudart.so.12"].severity is Severity.WARNING
+
+
+def test_scenario_a_newer_nvjitlink_on_ld_library_path_is_only_a_warning(tmp_path):
+    """A copy that defines every symbol cuSPARSE binds (the wheel's own, elsewhere) loads: only the shadowing is said."""
+    m = gpu_machine(tmp_path)
+    same = tmp_path / "opt/nvjitlink-12.5"
+    write_elf(
+        same / "libnvJitLink.so.12",
+        soname="libnvJitLink.so.12",
+        defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.5.82-defines"]),
+    )
+    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{same}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
+    facts = collect_facts(m.sources(), tfgpu_version="test")
+    assert facts.libraries.get("nvjitlink").loaded.lacks == ()
+    assert "ld-library-path-shadows-wheel" not in errors(diagnose(facts))

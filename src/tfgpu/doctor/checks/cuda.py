@@ -17,7 +17,6 @@ from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_
 from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
 from tfgpu.model.facts import (
     ContainerImage,
-    CudaLibrary,
     DriverFacts,
     Facts,
     HostFacts,
@@ -386,40 +385,50 @@ def _older_pins(facts: Facts, wheel: str, built: str) -> list[tuple[str, str, st
     return out
 
 
-def _breaks_its_loader(lib: CudaLibrary, loaded: LibraryCopy, wheel: LibraryCopy) -> bool:
-    """An older minor of a library whose loader links its versioned symbols (nvJitLink under cuSPARSE)."""
-    if not lib.older_breaks_loader or isinstance(loaded.version, Unavailable) or isinstance(wheel.version, Unavailable):
-        return False
-    return version_key(loaded.version)[:2] < version_key(wheel.version)[:2]
-
-
 def _shadowing(libs: LibraryFacts) -> list[Finding]:
+    """A copy on LD_LIBRARY_PATH ahead of the wheel's: an error when its loader cannot bind it, else a warning.
+
+    Set t on the H100 measured both: CUDA 12.1's libnvJitLink.so.12 ahead of the wheels lacks the
+    ``__nvJitLink*_12_5`` symbols cuSPARSE 12.5 binds, and TF registered no GPU; CUDA 12.0's cudart
+    ahead of them changed nothing the run showed.
+    """
     out = []
     for lib in libs.libraries:
         loaded = lib.loaded
         if loaded is None or loaded.origin != "ld_library_path":
             continue
         later = [c for c in lib.copies if c.origin == "runpath" and c.version != loaded.version]
-        if later:
-            breaks = _breaks_its_loader(lib, loaded, later[0])
-            consequence = (
-                f" {os.path.basename(lib.loaded_by or '')} needs its own CUDA minor's {lib.soname} or newer: {lib.needed_for}."
-                if breaks
-                else ""
+        if not later and not loaded.lacks:
+            continue
+        where = os.path.dirname(loaded.path)
+        known = f" {loaded.version}" if isinstance(loaded.version, str) else ""
+        wheel = (
+            f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first."
+            if later
+            else ""
+        )
+        if loaded.lacks:
+            loader = os.path.basename(lib.loaded_by or "") or "its loader"
+            more = f" and {len(loaded.lacks) - 2} more" if len(loaded.lacks) > 2 else ""
+            summary = (
+                f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {loader} needs"
             )
-            out.append(
-                Finding(
-                    "ld-library-path-shadows-wheel",
-                    Severity.ERROR if breaks else Severity.WARNING,
-                    C,
-                    f"LD_LIBRARY_PATH makes TF load {lib.soname} {loaded.version} from {os.path.dirname(loaded.path)}",
-                    detail=(
-                        f"The pip wheel's {later[0].version} at {later[0].path} is ignored: LD_LIBRARY_PATH is searched first."
-                        + consequence
-                    ),
-                    hint=f"Remove {os.path.dirname(loaded.path)} from LD_LIBRARY_PATH.",
-                )
+            detail = (
+                f"{loader} binds {', '.join(loaded.lacks[:2])}{more} from {lib.soname}; {loaded.path} does not define "
+                f"them, so the loader fails ('undefined symbol'): {lib.needed_for}. " + wheel
             )
+        else:
+            summary, detail = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}", wheel
+        out.append(
+            Finding(
+                "ld-library-path-shadows-wheel",
+                Severity.ERROR if loaded.lacks else Severity.WARNING,
+                C,
+                summary,
+                detail=detail.strip(),
+                hint=f"Remove {where} from LD_LIBRARY_PATH.",
+            )
+        )
     for copy in libs.foreign_cudart:
         out.append(
             Finding(

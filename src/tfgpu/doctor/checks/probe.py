@@ -6,9 +6,11 @@ The static checks say what should happen; these say what did, and use the static
 
 from __future__ import annotations
 
+import os
+
 from tfgpu.doctor.checks.cuda import cudnn_fix, older_cudnn, tf_cudnn_message
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
-from tfgpu.model.facts import Facts, LibraryFacts
+from tfgpu.model.facts import Facts, LibraryCopy, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.probe import LogEvent, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck, TrainingState
 from tfgpu.model.unavailable import Unavailable
@@ -281,6 +283,18 @@ def _visible_devices_note(facts: Facts) -> str | None:
     return None if value is None else f"CUDA_VISIBLE_DEVICES={value!r} limits what TF can see."
 
 
+def _unbindable(libs: LibraryFacts) -> list[tuple[str, LibraryCopy]]:
+    """(loader, copy) of each dependency whose copy on LD_LIBRARY_PATH lacks symbols the loader binds.
+
+    The loader is what TF could not load (set t: libcusparse.so.12 beside CUDA 12.1's libnvJitLink.so.12).
+    """
+    return [
+        (os.path.basename(lib.loaded_by or lib.soname), copy)
+        for lib in libs.libraries
+        if (copy := lib.loaded) is not None and copy.lacks and copy.origin == "ld_library_path"
+    ]
+
+
 def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
     failed = failed_libraries(probe.log_events)
     kinds = {e.kind for e in probe.log_events}
@@ -294,7 +308,11 @@ def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
             if isinstance(libs, LibraryFacts)
             else []
         )
-        names = ", ".join(failed or invisible) or "some GPU libraries"
+        unbound = _unbindable(libs) if isinstance(libs, LibraryFacts) else []
+        if unbound and not dirs:
+            hint = f"Remove {os.path.dirname(unbound[0][1].path)} from LD_LIBRARY_PATH."
+        beside = [f"{loader} (beside {copy.path})" for loader, copy in unbound]
+        names = ", ".join(failed or invisible or beside) or "some GPU libraries"
         return Finding(
             "gpu-not-visible-to-tensorflow",
             Severity.ERROR,
