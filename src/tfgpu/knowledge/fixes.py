@@ -182,10 +182,13 @@ def for_windows(fix: str) -> str:
 
 
 def unreachable_dirs(libraries: LibraryFacts) -> list[str]:
-    """Directories holding required libraries that their loader cannot reach (for ``tfgpu env``).
+    """Directories holding required libraries that their loader cannot reach or cannot use (for ``tfgpu env``).
 
-    TF's own libraries come first, then the ones they load in turn, each once. A directory whose
-    name holds control characters is never offered: a line to paste must not carry them.
+    TF's own libraries come first, then the ones they load in turn, each once. A library whose
+    first copy lacks symbols its loader binds (CUDA 12.1's nvJitLink on LD_LIBRARY_PATH ahead of
+    the wheel's) gets the directory of the first copy that has them: put first, it is the one
+    loaded, and the user's LD_LIBRARY_PATH keeps every directory it had. A directory whose name
+    holds control characters is never offered: a line to paste must not carry them.
     """
     return [d for d in _invisible_dirs(libraries) if d.isprintable() and not unnameable(d)]
 
@@ -211,6 +214,11 @@ def _invisible_dirs(libraries: LibraryFacts) -> list[str]:
         for lib in libraries.libraries
         if lib.required and lib.loaded is None and lib.elsewhere
     ]
+    for lib in libraries.libraries:
+        if lib.loaded is not None and lib.loaded.lacks:
+            usable = next((c for c in lib.copies if not c.lacks and c.origin != "elsewhere"), None)
+            if usable is not None:
+                dirs.append(os.path.dirname(usable.path))
     return list(dict.fromkeys(dirs))
 
 

@@ -18,6 +18,7 @@ from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.doctor.diagnose import diagnose
+from tfgpu.knowledge.fixes import fix_env_lines
 from tfgpu.model.facts import ContainerImage, HostFacts
 from tfgpu.model.findings import Finding, Severity
 from tfgpu.model.results import Diagnosis
@@ -789,8 +790,16 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
     nvjitlink = shadows["libnvJitLink.so.12"]
     assert nvjitlink.severity is Severity.ERROR and "lacks symbols libcusparse.so.12 needs" in nvjitlink.summary
     assert "__nvJitLinkAddData_12_5" in nvjitlink.detail and "registers no GPU" in nvjitlink.detail
-    assert nvjitlink.hint == f"Remove {old} from LD_LIBRARY_PATH."
+    assert nvjitlink.hint.startswith(f"Remove {old} from LD_LIBRARY_PATH.") and "tfgpu env" in nvjitlink.hint
     assert shadows["libcudart.so.12"].severity is Severity.WARNING
+    # `tfgpu env` puts the wheel's copy ahead of the old one, leaving the user's directories in place
+    shadowed = m.environ["LD_LIBRARY_PATH"]
+    assert fix_env_lines(collect_facts(m.sources())) == [
+        f"export LD_LIBRARY_PATH={lib_dir(m, 'nvjitlink')}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
+    ]
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": f"{lib_dir(m, 'nvjitlink')}:{shadowed}"}
+    after = m.diagnose()
+    assert "ld-library-path-shadows-wheel" not in errors(after) and fix_env_lines(after.facts) == []
 
 
 def test_scenario_a_newer_nvjitlink_on_ld_library_path_is_only_a_warning(tmp_path):

@@ -426,7 +426,12 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
                 C,
                 summary,
                 detail=detail.strip(),
-                hint=f"Remove {where} from LD_LIBRARY_PATH.",
+                hint=f"Remove {where} from LD_LIBRARY_PATH."
+                + (
+                    '   (or `eval "$(tfgpu env)"`, which puts the wheel\'s copy ahead of it)'
+                    if loaded.lacks and later
+                    else ""
+                ),
             )
         )
     for copy in libs.foreign_cudart:

@@ -309,8 +309,6 @@ def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
             else []
         )
         unbound = _unbindable(libs) if isinstance(libs, LibraryFacts) else []
-        if unbound and not dirs:
-            hint = f"Remove {os.path.dirname(unbound[0][1].path)} from LD_LIBRARY_PATH."
         beside = [f"{loader} (beside {copy.path})" for loader, copy in unbound]
         names = ", ".join(failed or invisible or beside) or "some GPU libraries"
         return Finding(
