@@ -3,9 +3,10 @@
 # answer as a user lives it). The wheel layout as pip leaves it, fixed by the lines `tfgpu env` prints (RAW=1), then
 # CUDA 12.1's libnvJitLink.so.12 (nvidia-nvjitlink-cu12 12.1.105, carried as .gpu-stack/old/) first on
 # LD_LIBRARY_PATH, as an old toolkit's lib64 in a shell profile puts it; the raw probe worker (the FakeProbe fixture),
-# the doctor and a Keras CNN with Keras's defaults; then each of the two fixes the doctor prints, exactly as printed,
-# with the doctor and the CNN after each: the line `tfgpu env` prints (the old directory stays), and the directory
-# taken out of LD_LIBRARY_PATH.
+# and the doctor; then the line `tfgpu env` prints, exactly as printed (the old directory stays on LD_LIBRARY_PATH),
+# the doctor and a Keras CNN with Keras's defaults. The doctor's other fix, the directory taken out of
+# LD_LIBRARY_PATH, was run by this script's first version (1bf0b18) on 2026-12-07: the doctor found nothing and the
+# CNN trained on the GPU; without a fix the CNN trains on the CPU (set t's nvjitlink-old.log).
 # The wheel, on this machine: pip download --no-deps nvidia-nvjitlink-cu12==12.1.105 --platform manylinux1_x86_64
 #   --only-binary=:all: -d .gpu-stack/old; carry .gpu-stack/old in the assemble call and copy it to /root/old-wheels.
 #   setsid nohup bash scripts/h200_shadowed_nvjitlink.sh run >/tmp/inv.log 2>&1 </dev/null &
@@ -31,15 +32,9 @@ export LD_LIBRARY_PATH="$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-before.txt"
 step worker-shadowed env TF_CPP_MIN_LOG_LEVEL=0 python3 src/tfgpu/probe/worker.py devices --output "$o/worker-shadowed.json"
 step doctor-before python3 -m tfgpu doctor
-step cnn-before cnn
-shadowed=$LD_LIBRARY_PATH
 python3 -m tfgpu env >"$o/tfgpu-env-shadowed.txt" 2>&1
-eval "$(python3 -m tfgpu env 2>/dev/null)"  # the first fix: the line tfgpu env prints
+eval "$(python3 -m tfgpu env 2>/dev/null)"  # the fix: the line tfgpu env prints
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-env.txt"
 step doctor-env python3 -m tfgpu doctor
 step cnn-env cnn
-export LD_LIBRARY_PATH="${shadowed#"$old":}"  # the second: remove the directory from LD_LIBRARY_PATH
-echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-after.txt"
-step doctor-after python3 -m tfgpu doctor
-step cnn-after cnn
 touch "$o/done"
