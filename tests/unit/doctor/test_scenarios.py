@@ -772,20 +772,22 @@ def test_a_windows_machines_hints_set_variables_in_cmd_and_powershell(tmp_path):
     assert hint == 'set TF_FORCE_GPU_ALLOW_GROWTH=true (PowerShell: $env:TF_FORCE_GPU_ALLOW_GROWTH="true")'
 
 
+def nvjitlink_first(m, directory: Path, release: str) -> Path:
+    """A bare libnvJitLink.so.12 of ``release`` (its recorded symbols) in ``directory``, first on the fixed LD_LIBRARY_PATH."""
+    defines = tuple(NVJITLINK_SYMBOLS[f"nvjitlink-{release}-defines"])
+    write_elf(directory / "libnvJitLink.so.12", soname="libnvJitLink.so.12", defines=defines)
+    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{directory}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
+    return directory
+
+
 def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudart_a_warning(tmp_path):
     """Set t on the H100 (TF 2.21): CUDA 12.1's nvJitLink ahead of the wheels made cuSPARSE fail to load and TF register
     no GPU; CUDA 12.0's cudart ahead of them changed nothing the run showed. The doctor tells them apart by the symbols
     cuSPARSE binds, not by a version: the copy the 2026-12-07 H100 run put first was a bare libnvJitLink.so.12."""
     m = gpu_machine(tmp_path)
-    old = tmp_path / "opt/nvjitlink-12.1"
-    write_elf(
-        old / "libnvJitLink.so.12",
-        soname="libnvJitLink.so.12",
-        defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]),
-    )
+    old = nvjitlink_first(m, tmp_path / "opt/nvjitlink-12.1", "12.1.105")
     (old / "libcudart.so.12.0.107").write_bytes(b"")
     os.symlink("libcudart.so.12.0.107", old / "libcudart.so.12")
-    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{old}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
     shadows = {f.summary.split()[4]: f for f in m.diagnose().findings if f.id == "ld-library-path-shadows-wheel"}
     nvjitlink = shadows["libnvJitLink.so.12"]
     assert nvjitlink.severity is Severity.ERROR and "lacks symbols libcusparse.so.12 needs" in nvjitlink.summary
@@ -805,13 +807,7 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
 def test_scenario_a_newer_nvjitlink_on_ld_library_path_is_only_a_warning(tmp_path):
     """A copy that defines every symbol cuSPARSE binds (the wheel's own, elsewhere) loads: only the shadowing is said."""
     m = gpu_machine(tmp_path)
-    same = tmp_path / "opt/nvjitlink-12.5"
-    write_elf(
-        same / "libnvJitLink.so.12",
-        soname="libnvJitLink.so.12",
-        defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.5.82-defines"]),
-    )
-    m.environ = {**fixed_env(m), "LD_LIBRARY_PATH": f"{same}:{fixed_env(m)['LD_LIBRARY_PATH']}"}
+    nvjitlink_first(m, tmp_path / "opt/nvjitlink-12.5", "12.5.82")
     facts = collect_facts(m.sources(), tfgpu_version="test")
     assert facts.libraries.get("nvjitlink").loaded.lacks == ()
     assert "ld-library-path-shadows-wheel" not in errors(diagnose(facts))

@@ -22,12 +22,13 @@ def test_read_dynamic_without_runpath(tmp_path):
     assert read_dynamic(str(write_elf(tmp_path / "liby.so", soname="liby.so"))).runpath == ()
 
 
+@pytest.mark.parametrize("read", [read_dynamic, read_symbols])
 @pytest.mark.parametrize("content", [b"", b"not an elf at all", b"\x7fELF\x02\x01\x01" + bytes(20)])
-def test_read_dynamic_rejects_non_elf_and_truncated_files(tmp_path, content):
+def test_both_readers_reject_non_elf_and_truncated_files(tmp_path, content, read):
     bad = tmp_path / "bad.so"
     bad.write_bytes(content)
     with pytest.raises(ElfError):
-        read_dynamic(str(bad))
+        read(str(bad))
 
 
 def test_expand_origin_handles_both_spellings():
@@ -50,11 +51,3 @@ def test_read_symbols_returns_what_an_object_defines_and_binds_by_the_file_its_v
 def test_read_symbols_of_an_object_without_a_symbol_table_is_empty(tmp_path):
     symbols = read_symbols(str(write_elf(tmp_path / "libz.so", soname="libz.so")))
     assert symbols.defined == frozenset() and symbols.needed == {}
-
-
-@pytest.mark.parametrize("content", [b"", b"not an elf at all", b"\x7fELF\x02\x01\x01" + bytes(20)])
-def test_read_symbols_rejects_non_elf_and_truncated_files(tmp_path, content):
-    bad = tmp_path / "bad.so"
-    bad.write_bytes(content)
-    with pytest.raises(ElfError):
-        read_symbols(str(bad))
