@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tests.fakes.machines import gpu_machine, lib_dir
+from tests.fakes.elf import write_elf
+from tests.fakes.machines import NVJITLINK_SYMBOLS, gpu_machine, lib_dir
 from tests.fakes.nvml import FakeNvml
 from tests.fakes.probe import FakeProbe
 
@@ -135,3 +136,23 @@ def test_issue_19_a_probe_timeout_without_a_gpu_does_not_blame_ptx_jit(tmp_path)
     slow = ProbeFacts(ProbeOutcome.TIMED_OUT, "python3", 180.0, 180.0)
     (finding,) = [f for f in diagnose(replace(facts, probe=slow)).findings if f.id == "probe-timed-out"]
     assert "PTX" not in finding.detail and "--probe-timeout 360" in finding.hint
+
+
+def test_an_older_nvjitlink_first_names_cusparse_and_gives_the_line_that_puts_the_wheels_copy_first(tmp_path):
+    """TF 2.21 names no library in 'Cannot dlopen some GPU libraries' (set t's nvjitlink-old.log has the same line as
+    this recording); the static facts know it was cuSPARSE, beside an nvJitLink that lacks the symbols it binds."""
+
+    def shadowed(m):
+        old = tmp_path / "opt/nvjitlink-12.1"
+        defines = tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"])
+        write_elf(old / "libnvJitLink.so.12", soname="libnvJitLink.so.12", defines=defines)
+        return {"LD_LIBRARY_PATH": f"{old}:{both_dirs(m)['LD_LIBRARY_PATH']}"}
+
+    m, d, found = verdict(tmp_path, "h200-wheel-layout", shadowed)
+    f = found["gpu-not-visible-to-tensorflow"]
+    assert f.summary.endswith(
+        f"it could not load libcusparse.so.12 (beside {tmp_path}/opt/nvjitlink-12.1/libnvJitLink.so.12)"
+    )
+    assert f.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'nvjitlink')}$")
+    assert found["ld-library-path-shadows-wheel"].severity is Severity.ERROR
+    assert d.problems()[0].id == "ld-library-path-shadows-wheel"  # "Start with:" names the cause, not the symptom
