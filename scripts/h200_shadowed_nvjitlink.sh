@@ -2,8 +2,7 @@
 # The doctor on an older nvJitLink ahead of the wheels (issue 28's set t found the fault; this checks the doctor's
 # answer as a user lives it). The wheel layout as pip leaves it, fixed by the lines `tfgpu env` prints (RAW=1), then
 # CUDA 12.1's libnvJitLink.so.12 (nvidia-nvjitlink-cu12 12.1.105, carried as .gpu-stack/old/) first on
-# LD_LIBRARY_PATH, as an old toolkit's lib64 in a shell profile puts it; the raw probe worker (the FakeProbe fixture),
-# and the doctor; then the line `tfgpu env` prints, exactly as printed (the old directory stays on LD_LIBRARY_PATH),
+# LD_LIBRARY_PATH, as an old toolkit's lib64 in a shell profile puts it; the doctor; then the line `tfgpu env` prints, exactly as printed (the old directory stays on LD_LIBRARY_PATH),
 # the doctor and a Keras CNN with Keras's defaults. The doctor's other fix, the directory taken out of
 # LD_LIBRARY_PATH, was run by this script's first version (1bf0b18) on 2026-12-07: the doctor found nothing and the
 # CNN trained on the GPU; without a fix the CNN trains on the CPU (set t's nvjitlink-old.log).
@@ -30,7 +29,6 @@ PY
 }
 export LD_LIBRARY_PATH="$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-before.txt"
-step worker-shadowed env TF_CPP_MIN_LOG_LEVEL=0 python3 src/tfgpu/probe/worker.py devices --output "$o/worker-shadowed.json"
 step doctor-before python3 -m tfgpu doctor
 python3 -m tfgpu env >"$o/tfgpu-env-shadowed.txt" 2>&1
 eval "$(python3 -m tfgpu env 2>/dev/null)"  # the fix: the line tfgpu env prints
