@@ -93,3 +93,18 @@ def test_a_symbol_count_past_any_library_reads_only_what_the_file_holds(tmp_path
 def test_a_string_table_claimed_past_the_bound_is_a_refusal(tmp_path):
     with pytest.raises(ElfError, match="string table"):
         read_symbols(_symbols_elf(tmp_path, 10, 2**40))  # DT_STRSZ
+
+
+@pytest.mark.timeout(60)
+def test_symbol_names_in_one_unterminated_run_are_refused_not_read_once_per_symbol(tmp_path):
+    """Each of 20,000 symbols starts inside one 140 KB run with no terminator: read once per symbol, about 1.3 GB."""
+    names = tuple(f"s{i:05d}" for i in range(20_000))
+    data = bytearray(elf_bytes(soname="libx.so.1", defines=names))
+    start = 64 + 2 * 56 + 1  # the string table follows the program headers; its first byte is the empty name
+    size = data.index(b"\0s00000\0", start - 1) + 1  # NULs from here on are the names' terminators
+    end = data.index(b"\0", data.index(f"s{len(names) - 1:05d}".encode(), size))
+    data[size:end] = data[size:end].replace(b"\0", b"a")
+    path = tmp_path / "libx.so.1"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ElfError, match="overlap"):
+        read_symbols(str(path))

@@ -212,9 +212,25 @@ def _parse_symbols(fh: BinaryIO, lay: _Layout, header: bytes) -> DynamicSymbols:
     fh.seek(_file_offset(tags[DT_STRTAB][0], loads))
     strings = fh.read(tags[DT_STRSZ][0])
 
+    names: dict[int, str] = {}
+    read = 0
+
     def name(offset: int) -> str:
-        end = strings.find(b"\0", offset)
-        return strings[offset : end if end >= 0 else len(strings)].decode("utf-8", errors="replace")
+        """The name at ``offset``, each offset decoded once, at most MAX_STRING_BYTES long.
+
+        Symbols may share a name's tail, so offsets overlap; names that together run past twice the
+        table (only a crafted file's, every offset inside one unterminated run) are refused, which
+        keeps the work linear in the file.
+        """
+        nonlocal read
+        if offset not in names:
+            end = strings.find(b"\0", offset, offset + MAX_STRING_BYTES)
+            raw = strings[offset : end if end >= 0 else offset + MAX_STRING_BYTES]
+            read += len(raw)
+            if read > 2 * len(strings) + MAX_STRING_BYTES:
+                raise ElfError("dynamic symbol names that overlap past twice their string table")
+            names[offset] = raw.decode("utf-8", errors="replace")
+        return names[offset]
 
     count = _symbol_count(fh, lay, tags, loads)
     fh.seek(_file_offset(tags[DT_SYMTAB][0], loads))
