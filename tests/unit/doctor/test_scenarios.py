@@ -811,3 +811,19 @@ def test_scenario_a_newer_nvjitlink_on_ld_library_path_is_only_a_warning(tmp_pat
     facts = collect_facts(m.sources(), tfgpu_version="test")
     assert facts.libraries.get("nvjitlink").loaded.lacks == ()
     assert "ld-library-path-shadows-wheel" not in errors(diagnose(facts))
+
+
+def test_scenario_an_older_nvjitlink_wheel_than_cusparse_needs_says_upgrade_it(tmp_path):
+    """pip can resolve an older nvidia-nvjitlink-cu12 than nvidia-cusparse-cu12 needs (NVIDIA/cuvs#1794): the wheel's
+    own copy, where cuSPARSE's RUNPATH finds it, lacks the symbols cuSPARSE binds."""
+    m = gpu_machine(tmp_path)
+    wheel = Path(lib_dir(m, "nvjitlink")) / "libnvJitLink.so.12"
+    write_elf(wheel, soname="libnvJitLink.so.12", defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]))
+    m.environ = fixed_env(m)
+    f = find(m.diagnose(), "cuda-dependency-lacks-symbols")
+    assert (
+        f.severity is Severity.ERROR
+        and f.summary == "libcusparse.so.12 cannot load: its libnvJitLink.so.12 lacks symbols it binds"
+    )
+    assert "__nvJitLinkAddData_12_5" in f.detail and str(wheel) in f.detail
+    assert f.hint.endswith("-m pip install --upgrade nvidia-nvjitlink-cu12")

@@ -14,9 +14,10 @@ import shlex
 from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import driver_requirement, major_minor, pinned_version_ok, tf_release, version_key
 from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
-from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
+from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE, dependency_wheel
 from tfgpu.model.facts import (
     ContainerImage,
+    CudaLibrary,
     DriverFacts,
     Facts,
     HostFacts,
@@ -106,6 +107,10 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     """Libraries TF's libraries load in turn, each searched from its loader's RUNPATH."""
     out = []
     for lib in libs.libraries:
+        if lib.loaded_by is not None and lib.loaded is not None and lib.loaded.lacks:
+            if lib.loaded.origin != "ld_library_path":  # there the shadowing finding says it, with its own fix
+                out.append(_unusable_dependency(facts, lib, lib.loaded, libs.cuda_major))
+            continue
         if lib.loaded_by is None or lib.loaded is not None:
             continue
         loader = os.path.basename(lib.loaded_by)
@@ -139,6 +144,32 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
                 )
             )
     return out
+
+
+UNUSABLE_DEPENDENCY_SOURCE = "https://github.com/NVIDIA/cuvs/pull/1794"
+
+
+def _unusable_dependency(facts: Facts, lib: CudaLibrary, copy: LibraryCopy, cuda_major: str) -> Finding:
+    """A dependency found where its loader looks that lacks symbols the loader binds: the loader cannot load.
+
+    pip can resolve an older nvidia-nvjitlink-cu12 than nvidia-cusparse-cu12 needs ("undefined symbol:
+    __nvJitLinkGetErrorLogSize_12_9", NVIDIA/cuvs#1794); upgrading the dependency's wheel restores the pair.
+    """
+    loader = os.path.basename(lib.loaded_by or "")
+    more = f" and {len(copy.lacks) - 2} more" if len(copy.lacks) > 2 else ""
+    wheel = dependency_wheel(lib.soname, cuda_major)
+    return Finding(
+        "cuda-dependency-lacks-symbols",
+        Severity.ERROR,
+        C,
+        f"{loader} cannot load: its {lib.soname} lacks symbols it binds",
+        detail=(
+            f"{loader} binds {', '.join(copy.lacks[:2])}{more} from {lib.soname}; {copy.path} does not define them, "
+            f"so the loader fails ('undefined symbol'): {lib.needed_for}."
+        ),
+        hint=pip(facts, "install", "--upgrade", wheel) if wheel else install_tf_with_cuda(facts),
+        link=UNUSABLE_DEPENDENCY_SOURCE,
+    )
 
 
 OFFICIAL_IMAGE_CUDNN = "https://github.com/tensorflow/build/issues/221"

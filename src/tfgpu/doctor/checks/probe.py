@@ -284,14 +284,14 @@ def _visible_devices_note(facts: Facts) -> str | None:
 
 
 def _unbindable(libs: LibraryFacts) -> list[tuple[str, LibraryCopy]]:
-    """(loader, copy) of each dependency whose copy on LD_LIBRARY_PATH lacks symbols the loader binds.
+    """(loader, copy) of each dependency whose loaded copy lacks symbols the loader binds.
 
     The loader is what TF could not load (set t: libcusparse.so.12 beside CUDA 12.1's libnvJitLink.so.12).
     """
     return [
         (os.path.basename(lib.loaded_by or lib.soname), copy)
         for lib in libs.libraries
-        if (copy := lib.loaded) is not None and copy.lacks and copy.origin == "ld_library_path"
+        if (copy := lib.loaded) is not None and copy.lacks
     ]
 
 
