@@ -146,6 +146,19 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     return out
 
 
+def _loader_name(lib: CudaLibrary) -> str:
+    return os.path.basename(lib.loaded_by or "") or "its loader"
+
+
+def _lacks_detail(lib: CudaLibrary, copy: LibraryCopy) -> str:
+    """Which symbols the loader binds that ``copy`` lacks, and what fails: said alike wherever the copy was found."""
+    more = f" and {len(copy.lacks) - 2} more" if len(copy.lacks) > 2 else ""
+    return (
+        f"{_loader_name(lib)} binds {', '.join(copy.lacks[:2])}{more} from {lib.soname}; {copy.path} does not define "
+        f"them, so the loader fails ('undefined symbol'): {lib.needed_for}."
+    )
+
+
 UNUSABLE_DEPENDENCY_SOURCE = "https://github.com/NVIDIA/cuvs/pull/1794"
 
 
@@ -155,18 +168,13 @@ def _unusable_dependency(facts: Facts, lib: CudaLibrary, copy: LibraryCopy, cuda
     pip can resolve an older nvidia-nvjitlink-cu12 than nvidia-cusparse-cu12 needs ("undefined symbol:
     __nvJitLinkGetErrorLogSize_12_9", NVIDIA/cuvs#1794); upgrading the dependency's wheel restores the pair.
     """
-    loader = os.path.basename(lib.loaded_by or "")
-    more = f" and {len(copy.lacks) - 2} more" if len(copy.lacks) > 2 else ""
     wheel = dependency_wheel(lib.soname, cuda_major)
     return Finding(
         "cuda-dependency-lacks-symbols",
         Severity.ERROR,
         C,
-        f"{loader} cannot load: its {lib.soname} lacks symbols it binds",
-        detail=(
-            f"{loader} binds {', '.join(copy.lacks[:2])}{more} from {lib.soname}; {copy.path} does not define them, "
-            f"so the loader fails ('undefined symbol'): {lib.needed_for}."
-        ),
+        f"{_loader_name(lib)} cannot load: its {lib.soname} lacks symbols it binds",
+        detail=_lacks_detail(lib, copy),
         hint=pip(facts, "install", "--upgrade", wheel) if wheel else install_tf_with_cuda(facts),
         link=UNUSABLE_DEPENDENCY_SOURCE,
     )
@@ -439,15 +447,8 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
             else ""
         )
         if loaded.lacks:
-            loader = os.path.basename(lib.loaded_by or "") or "its loader"
-            more = f" and {len(loaded.lacks) - 2} more" if len(loaded.lacks) > 2 else ""
-            summary = (
-                f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {loader} needs"
-            )
-            detail = (
-                f"{loader} binds {', '.join(loaded.lacks[:2])}{more} from {lib.soname}; {loaded.path} does not define "
-                f"them, so the loader fails ('undefined symbol'): {lib.needed_for}. " + wheel
-            )
+            summary = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {_loader_name(lib)} needs"
+            detail = f"{_lacks_detail(lib, loaded)} {wheel}"
         else:
             summary, detail = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}", wheel
         out.append(
