@@ -14,7 +14,7 @@ from typing import Any
 
 from tfgpu._version import __version__
 from tfgpu.doctor.collect import Sources, collect_facts
-from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unnameable_note
+from tfgpu.knowledge.fixes import fix_env_lines, not_installed, nothing_to_fix, unbindable_note, unnameable_note
 from tfgpu.model.codec import decode, map_leaves
 from tfgpu.model.documents import SCHEMA_VERSIONS, Document
 from tfgpu.model.errors import UsageError
@@ -69,7 +69,9 @@ def static_facts(sources: Sources) -> Facts:
 def env_fix(facts: Facts) -> EnvFix:
     """The environment lines for these facts (``tfgpu env``, ``doctor --fix-env``), and what they leave."""
     lines = tuple(fix_env_lines(facts))
-    notes = tuple(n for n in (not_installed(facts), unnameable_note(facts)) if n) if lines else ()
+    notes = (
+        tuple(n for n in (not_installed(facts), unnameable_note(facts), unbindable_note(facts)) if n) if lines else ()
+    )
     return EnvFix(lines, nothing_to_fix(facts), notes)
 
 

@@ -88,6 +88,15 @@ def install_dependencies(facts: Facts, sonames: list[str], cuda_major: str) -> s
     return pip(facts, "install", *wheels) if wheels else install_tf_with_cuda(facts)
 
 
+def upgrade_dependency(facts: Facts, soname: str, cuda_major: str) -> str:
+    """``pip install --upgrade`` of the wheel that ships this dependency.
+
+    pip can resolve one older than its loader needs (NVIDIA/cuvs#1794); only a newer copy defines the symbols it binds.
+    """
+    wheel = dependency_wheel(soname, cuda_major)
+    return pip(facts, "install", "--upgrade", wheel) if wheel else install_tf_with_cuda(facts)
+
+
 CUDA_WHEELS_FROM = 11
 """NVIDIA publishes its CUDA libraries as pip wheels (``nvidia-cudnn-cu11``, ``-cu12``) from CUDA 11: none for CUDA 10."""
 
@@ -215,10 +224,8 @@ def _invisible_dirs(libraries: LibraryFacts) -> list[str]:
         if lib.required and lib.loaded is None and lib.elsewhere
     ]
     for lib in libraries.libraries:
-        if lib.loaded is not None and lib.loaded.lacks:
-            usable = next((c for c in lib.copies if not c.lacks and c.origin != "elsewhere"), None)
-            if usable is not None:
-                dirs.append(os.path.dirname(usable.path))
+        if lib.unbindable is not None and (usable := lib.bindable) is not None:
+            dirs.append(os.path.dirname(usable.path))
     return list(dict.fromkeys(dirs))
 
 
@@ -235,7 +242,7 @@ def nothing_to_fix(facts: Facts) -> str:
         return "no CUDA build of TensorFlow is installed here (run `tfgpu doctor`)"
     if not isinstance(facts.libraries, LibraryFacts):
         return f"TF's libraries could not be read ({facts.libraries.reason}): run `tfgpu doctor`"
-    return not_installed(facts) or unnameable_note(facts) or "TF finds every library it needs"
+    return not_installed(facts) or unnameable_note(facts) or unbindable_note(facts) or "TF finds every library it needs"
 
 
 def unnameable_note(facts: Facts) -> str | None:
@@ -246,6 +253,21 @@ def unnameable_note(facts: Facts) -> str | None:
     return (
         f"no line can point at {', '.join(dirs)}: the loader splits LD_LIBRARY_PATH at ':' and ';', and a line "
         "naming it would add other, relative directories instead; install the environment under a path without them"
+    )
+
+
+def unbindable_note(facts: Facts) -> str | None:
+    """Libraries whose every copy lacks symbols their loader binds: no line can help, only a newer copy."""
+    libs = facts.libraries
+    if not isinstance(libs, LibraryFacts):
+        return None
+    stuck = [(lib, copy) for lib in libs.libraries if (copy := lib.unbindable) is not None and lib.bindable is None]
+    if not stuck:
+        return None
+    return "; ".join(
+        f"{copy.path} lacks symbols {os.path.basename(lib.loaded_by or '') or 'its loader'} binds and no copy here "
+        f"defines them, which no line can fix: {upgrade_dependency(facts, lib.soname, libs.cuda_major)}"
+        for lib, copy in stuck
     )
 
 

@@ -193,6 +193,17 @@ class CudaLibrary:
         """Copies installed outside every directory TF searches."""
         return tuple(c for c in self.copies if c.origin == "elsewhere")
 
+    @property
+    def unbindable(self) -> LibraryCopy | None:
+        """The copy the loader picks when it lacks symbols the loader binds (loading fails: 'undefined symbol')."""
+        loaded = self.loaded
+        return loaded if loaded is not None and loaded.lacks else None
+
+    @property
+    def bindable(self) -> LibraryCopy | None:
+        """The first copy on the loader's search path that defines every symbol it binds, or None."""
+        return next((c for c in self.copies if c.origin != "elsewhere" and not c.lacks), None)
+
 
 @dataclass(frozen=True)
 class LibraryFacts:

@@ -18,6 +18,7 @@ from tests.fakes.nvml import FakeGpu, FakeNvml, nvml_error
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.doctor.diagnose import diagnose
+from tfgpu.doctor.examine import env_fix
 from tfgpu.knowledge.fixes import fix_env_lines
 from tfgpu.model.facts import ContainerImage, HostFacts
 from tfgpu.model.findings import Finding, Severity
@@ -788,7 +789,9 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
     old = nvjitlink_first(m, tmp_path / "opt/nvjitlink-12.1", "12.1.105")
     (old / "libcudart.so.12.0.107").write_bytes(b"")
     os.symlink("libcudart.so.12.0.107", old / "libcudart.so.12")
-    shadows = {f.summary.split()[4]: f for f in m.diagnose().findings if f.id == "ld-library-path-shadows-wheel"}
+    before = m.diagnose()
+    shadows = {f.summary.split()[4]: f for f in before.findings if f.id == "ld-library-path-shadows-wheel"}
+    assert "cuda-libraries" not in [f.id for f in before.findings]  # no "all reachable" beside a library that cannot load
     nvjitlink = shadows["libnvJitLink.so.12"]
     assert nvjitlink.severity is Severity.ERROR and "lacks symbols libcusparse.so.12 needs" in nvjitlink.summary
     assert "__nvJitLinkAddData_12_5" in nvjitlink.detail and "registers no GPU" in nvjitlink.detail
@@ -802,6 +805,7 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
     m.environ = {**m.environ, "LD_LIBRARY_PATH": f"{lib_dir(m, 'nvjitlink')}:{shadowed}"}
     after = m.diagnose()
     assert "ld-library-path-shadows-wheel" not in errors(after) and fix_env_lines(after.facts) == []
+    assert find(after, "cuda-libraries").severity is Severity.OK
 
 
 def test_scenario_a_newer_nvjitlink_on_ld_library_path_is_only_a_warning(tmp_path):
@@ -820,10 +824,16 @@ def test_scenario_an_older_nvjitlink_wheel_than_cusparse_needs_says_upgrade_it(t
     wheel = Path(lib_dir(m, "nvjitlink")) / "libnvJitLink.so.12"
     write_elf(wheel, soname="libnvJitLink.so.12", defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]))
     m.environ = fixed_env(m)
-    f = find(m.diagnose(), "cuda-dependency-lacks-symbols")
+    d = m.diagnose()
+    f = find(d, "cuda-dependency-lacks-symbols")
+    assert "cuda-libraries" not in [f.id for f in d.findings]
     assert (
         f.severity is Severity.ERROR
         and f.summary == "libcusparse.so.12 cannot load: its libnvJitLink.so.12 lacks symbols it binds"
     )
     assert "__nvJitLinkAddData_12_5" in f.detail and str(wheel) in f.detail
     assert f.hint.endswith("-m pip install --upgrade nvidia-nvjitlink-cu12")
+    # `tfgpu env` has no line to offer (no copy here defines the symbols) and says so, with the same upgrade
+    fix = env_fix(d.facts)
+    assert fix.lines == () and fix.nothing_to_fix.startswith(f"{wheel} lacks symbols libcusparse.so.12 binds")
+    assert fix.nothing_to_fix.endswith(f.hint)

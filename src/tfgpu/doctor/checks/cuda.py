@@ -13,8 +13,15 @@ import shlex
 
 from tfgpu.doctor.checks.driver import no_nvidia_gpu
 from tfgpu.knowledge.compat import driver_requirement, major_minor, pinned_version_ok, tf_release, version_key
-from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, pip, unreachable_dirs
-from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE, dependency_wheel
+from tfgpu.knowledge.fixes import (
+    export_line,
+    install_dependencies,
+    install_tf_with_cuda,
+    pip,
+    unreachable_dirs,
+    upgrade_dependency,
+)
+from tfgpu.knowledge.libraries import CUDNN_RUNTIME_DEPENDENCIES, DSO_LOADER_SOURCE
 from tfgpu.model.facts import (
     ContainerImage,
     CudaLibrary,
@@ -87,7 +94,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     out.extend(_optional(facts, libs))
     out.extend(_old_ptxas(facts, tf, libs))
     out.extend(_ptxas_newer_than_driver(facts, libs))
-    if not unreachable and not missing:
+    if not unreachable and not missing and not any(lib.unbindable for lib in libs.libraries):
         versions = ", ".join(
             f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
         )
@@ -107,9 +114,9 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     """Libraries TF's libraries load in turn, each searched from its loader's RUNPATH."""
     out = []
     for lib in libs.libraries:
-        if lib.loaded_by is not None and lib.loaded is not None and lib.loaded.lacks:
-            if lib.loaded.origin != "ld_library_path":  # there the shadowing finding says it, with its own fix
-                out.append(_unusable_dependency(facts, lib, lib.loaded, libs.cuda_major))
+        if lib.loaded_by is not None and (copy := lib.unbindable) is not None:
+            if copy.origin != "ld_library_path":  # there the shadowing finding says it, with its own fix
+                out.append(_unusable_dependency(facts, lib, copy, libs.cuda_major))
             continue
         if lib.loaded_by is None or lib.loaded is not None:
             continue
@@ -168,14 +175,13 @@ def _unusable_dependency(facts: Facts, lib: CudaLibrary, copy: LibraryCopy, cuda
     pip can resolve an older nvidia-nvjitlink-cu12 than nvidia-cusparse-cu12 needs ("undefined symbol:
     __nvJitLinkGetErrorLogSize_12_9", NVIDIA/cuvs#1794); upgrading the dependency's wheel restores the pair.
     """
-    wheel = dependency_wheel(lib.soname, cuda_major)
     return Finding(
         "cuda-dependency-lacks-symbols",
         Severity.ERROR,
         C,
         f"{_loader_name(lib)} cannot load: its {lib.soname} lacks symbols it binds",
         detail=_lacks_detail(lib, copy),
-        hint=pip(facts, "install", "--upgrade", wheel) if wheel else install_tf_with_cuda(facts),
+        hint=upgrade_dependency(facts, lib.soname, cuda_major),
         link=UNUSABLE_DEPENDENCY_SOURCE,
     )
 
@@ -433,11 +439,11 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
     """
     out = []
     for lib in libs.libraries:
-        loaded = lib.loaded
+        loaded, unbindable = lib.loaded, lib.unbindable is not None
         if loaded is None or loaded.origin != "ld_library_path":
             continue
         later = [c for c in lib.copies if c.origin == "runpath" and c.version != loaded.version]
-        if not later and not loaded.lacks:
+        if not later and not unbindable:
             continue
         where = os.path.dirname(loaded.path)
         known = f" {loaded.version}" if isinstance(loaded.version, str) else ""
@@ -446,7 +452,7 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
             if later
             else ""
         )
-        if loaded.lacks:
+        if unbindable:
             summary = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {_loader_name(lib)} needs"
             detail = f"{_lacks_detail(lib, loaded)} {wheel}"
         else:
@@ -454,14 +460,14 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
         out.append(
             Finding(
                 "ld-library-path-shadows-wheel",
-                Severity.ERROR if loaded.lacks else Severity.WARNING,
+                Severity.ERROR if unbindable else Severity.WARNING,
                 C,
                 summary,
                 detail=detail.strip(),
                 hint=f"Remove {where} from LD_LIBRARY_PATH."
                 + (
                     '   (or `eval "$(tfgpu env)"`, which puts the wheel\'s copy ahead of it)'
-                    if loaded.lacks and later
+                    if unbindable and later
                     else ""
                 ),
             )

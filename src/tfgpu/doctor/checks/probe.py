@@ -291,7 +291,7 @@ def _unbindable(libs: LibraryFacts) -> list[tuple[str, LibraryCopy]]:
     return [
         (os.path.basename(lib.loaded_by or lib.soname), copy)
         for lib in libs.libraries
-        if (copy := lib.loaded) is not None and copy.lacks
+        if (copy := lib.unbindable) is not None
     ]
 
 
