@@ -15,7 +15,7 @@ import os
 import posixpath
 import stat
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import BinaryIO, TypeVar
 
@@ -49,7 +49,7 @@ class DynamicSymbols:
     """
 
     defined: frozenset[str]
-    needed: dict[str, frozenset[str]]
+    needed: Mapping[str, frozenset[str]]
 
 
 @dataclass(frozen=True)
