@@ -525,6 +525,9 @@ _TFJS = re.compile(r"(?i)TensorFlow\.js\s+version[:=]?\s*v?(\d+\.\d+\.\d+)|@tens
 the two were released together (1.2.8, the monorepo), read as tfjs-node's only where a log names tfjs-node."""
 MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
+_TF_VERSION_WORDS = ("ersion", "low=", "low-", "low ", "TF", "tf ", "tf-")
+"""Words a line naming TF's release holds (version, tensorflow==, tensorflow-gpu, TF 2.x, tf 1.15): _TF_VERSION is tried
+only on a block that holds one."""
 BLOCK_LINES = 1024
 """Lines matched together: the keyword search over a block costs about what one line's did."""
 
@@ -995,6 +998,11 @@ MIN_GATED = 3
 """A gate stands for at least this many keywords (one saved scan for two does not pay for the gate's own)."""
 
 
+def _grams(key: str) -> set[str]:
+    """Every substring of ``key`` GATE_CHARS long."""
+    return {key[i : i + GATE_CHARS] for i in range(len(key) - GATE_CHARS + 1)}
+
+
 def _gates(keyed: _Folded) -> tuple[_Folded, tuple[tuple[str, _Folded], ...]]:
     """Keywords split into those looked for alone and groups behind a gate: a substring every keyword of the group holds.
 
@@ -1003,20 +1011,18 @@ def _gates(keyed: _Folded) -> tuple[_Folded, tuple[tuple[str, _Folded], ...]]:
     does not depend on hashing), and hold no blank: " not " is in every kind of text.
     """
     left = dict(keyed)
+    grams = {key: {g for g in _grams(key) if not any(c.isspace() for c in g)} for key in left}
+    shared = Counter(gram for key in left for gram in grams[key])  # counted once, then lowered as keys leave
     gates: list[tuple[str, _Folded]] = []
-    while True:
-        shared = Counter(
-            gram
-            for key in left
-            for gram in {key[i : i + GATE_CHARS] for i in range(len(key) - GATE_CHARS + 1)}
-            if not any(c.isspace() for c in gram)
-        )
-        if not shared:
-            break
+    while shared:
         gate, count = min(shared.items(), key=lambda item: (-item[1], item[0]))
         if count < MIN_GATED:
             break
-        gates.append((gate, tuple((key, left.pop(key)) for key in sorted(k for k in left if gate in k))))
+        members = sorted(k for k in left if gate in grams[k])
+        for key in members:
+            shared.subtract(grams[key])
+        shared = +shared  # only grams some key left still holds
+        gates.append((gate, tuple((key, left.pop(key)) for key in members)))
     return tuple(left.items()), tuple(gates)
 
 
@@ -1115,7 +1121,7 @@ class LogScanner:
         self._also_seen: set[int] = set()
         self.lines = 0
         self.long_lines = 0
-        self.windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
+        self._windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
         self.windows_said = False  # a short paste's words name Windows
         self.wsl_said = False  # the post's words name WSL: the Windows they name is the host
         self.container_seen = False
@@ -1132,8 +1138,8 @@ class LogScanner:
         self.capability_seen: tuple[int, int] | None = None
         self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
         self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
-        self.tf_version: str | None = None
-        self.cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
+        self._tf_version: str | None = None
+        self._cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
         self.tfjs_node_version: str | None = None
         self.tfjs_version: str | None = None
         self.tfjs_node_seen = False
@@ -1169,6 +1175,24 @@ class LogScanner:
         self._said_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
         self._quoted: str | None = None
+
+    @property
+    def tf_version(self) -> str | None:
+        """The TensorFlow release the log's lines first name, read from every line fed so far."""
+        self._match_pending()
+        return self._tf_version
+
+    @property
+    def cudart_asked(self) -> CudartAsked | None:
+        """The CUDA runtime TF's own lines first load or ask for, read from every line fed so far."""
+        self._match_pending()
+        return self._cudart_asked
+
+    @property
+    def windows_seen(self) -> bool:
+        """Whether a Windows path or DLL is in a line fed so far: TF ran natively on Windows."""
+        self._match_pending()
+        return self._windows_seen
 
     def feed(self, raw: str) -> None:
         r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
@@ -1225,33 +1249,35 @@ class LogScanner:
             if not _starts_record(line):
                 self._said_lines.append((self.lines, line))
                 self.wsl_said = self.wsl_said or bool(_SAID_WSL.search(line))
-        if not self.windows_seen and ("\\" in line or ".dll" in line) and _WINDOWS_HINT.search(line):
-            self.windows_seen = True
-        if not self.container_seen and ("root@" in line or "docker" in line or "nvidia/lib" in line):
-            self.container_seen = bool(_CONTAINER_HINT.search(line))
-        if self.tf_version is None and (
-            "ersion" in line
-            or "low=" in line
-            or "low-" in line
-            or "low " in line
-            or "TF" in line
-            or "tf " in line
-            or "tf-" in line
-        ):
-            match = _TF_VERSION.search(line)
-            if match:
-                self.tf_version = match.group(1)
-        if self.cudart_asked is None and "cudart" in line:
-            asked = _TF_CUDART.search(line)
-            if asked:
-                self.cudart_asked = CudartAsked(
-                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
-                )
-        if "tfjs" in line or "TensorFlow.js" in line:
-            self._read_tfjs(line)
         self._pending.append((self.lines, line))
         if len(self._pending) >= BLOCK_LINES:
             self._match_pending()
+
+    def _read_hints(self, block: str) -> None:
+        """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.
+
+        Each is looked for in the block's text first and in its lines only where the block holds
+        its words: most blocks are progress lines that hold none, and one search of the block is
+        cheaper than one per line. The first line that names a release or a runtime wins.
+        """
+        lines = [line for _, line in self._pending]
+        if not self._windows_seen and ("\\" in block or ".dll" in block):
+            self._windows_seen = _first(_WINDOWS_HINT, lines, ("\\", ".dll")) is not None
+        if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
+            self.container_seen = _first(_CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
+        if self._tf_version is None and any(word in block for word in _TF_VERSION_WORDS):
+            version = _first(_TF_VERSION, lines, _TF_VERSION_WORDS)
+            self._tf_version = version.group(1) if version else None
+        if self._cudart_asked is None and "cudart" in block:
+            asked = _first(_TF_CUDART, lines, ("cudart",))
+            if asked:
+                self._cudart_asked = CudartAsked(
+                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
+                )
+        if "tfjs" in block or "TensorFlow.js" in block:
+            for line in lines:
+                if "tfjs" in line or "TensorFlow.js" in line:
+                    self._read_tfjs(line)
 
     def _read_tfjs(self, line: str) -> None:
         """The tfjs-node release a line names, and the TensorFlow.js one (the first of each)."""
@@ -1300,6 +1326,7 @@ class LogScanner:
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
+        self._read_hints(block)
         brief = compact(block)
         brief_low = brief.lower()
         self._read_machine(block, brief_low, first=self._pending[0][0] == 1)
@@ -1497,8 +1524,8 @@ class LogScanner:
         self._match_pending()
         ctx = context or ScanContext()
         effective = ScanContext(
-            os=ctx.os or ("windows" if self.windows_seen or (self.windows_said and not self.wsl_said) else None),
-            tf_version=ctx.tf_version or self._libtensorflow() or self.tf_version,
+            os=ctx.os or ("windows" if self._windows_seen or (self.windows_said and not self.wsl_said) else None),
+            tf_version=ctx.tf_version or self._libtensorflow() or self._tf_version,
             container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
             cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
             cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),
@@ -1767,6 +1794,11 @@ def cuda_version_of(soname_version: str) -> str:
     if soname_version.isdigit() and len(soname_version) == 2 and int(soname_version) >= 80:
         return f"{soname_version[0]}.{soname_version[1]}"
     return soname_version
+
+
+def _first(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
+    """The first match of ``pattern`` in a line that holds one of ``words`` (the test that spares the regex)."""
+    return next((m for line in lines if any(w in line for w in words) and (m := pattern.search(line))), None)
 
 
 def _breaks_mid_word(first: str, line: str) -> bool:
