@@ -1808,7 +1808,7 @@ def _breaks_mid_word(first: str, line: str) -> bool:
 
 def _starts_record(line: str) -> bool:
     """Whether the line starts a TensorFlow log record (a string test first: most lines start none)."""
-    text = line.lstrip()
+    text = line.lstrip() if line[:1].isspace() else line  # most lines start unindented: no copy
     head, second = text[:1], text[1:2]
     if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
         return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
