@@ -31,8 +31,7 @@ PY
 export LD_LIBRARY_PATH="$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-before.txt"
 step doctor-before python3 -m tfgpu doctor
-# the raw probe worker in the shadowed layout (the FakeProbe fixture for this fault)
-step worker-shadowed env TF_CPP_MIN_LOG_LEVEL=0 python3 src/tfgpu/probe/worker.py devices --output "$o/worker-shadowed.json"
+shadowed=$LD_LIBRARY_PATH
 python3 -m tfgpu env >"$o/tfgpu-env-shadowed.txt" 2>&1
 eval "$(python3 -m tfgpu env 2>/dev/null)"  # the fix: the line tfgpu env prints
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-env.txt"
@@ -47,4 +46,7 @@ eval "$(python3 -m tfgpu env 2>/dev/null)"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-old-wheel.txt"
 step doctor-old-wheel python3 -m tfgpu doctor
 cp /root/libnvJitLink.so.12.wheel "$wheel_lib"
+# last, as the least needed: the raw probe worker in the shadowed layout (the FakeProbe fixture for this fault)
+export LD_LIBRARY_PATH=$shadowed
+step worker-shadowed env TF_CPP_MIN_LOG_LEVEL=0 python3 src/tfgpu/probe/worker.py devices --output "$o/worker-shadowed.json"
 touch "$o/done"
