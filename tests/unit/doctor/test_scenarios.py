@@ -791,7 +791,9 @@ def test_scenario_older_nvjitlink_on_ld_library_path_is_an_error_and_older_cudar
     os.symlink("libcudart.so.12.0.107", old / "libcudart.so.12")
     before = m.diagnose()
     shadows = {f.summary.split()[4]: f for f in before.findings if f.id == "ld-library-path-shadows-wheel"}
-    assert "cuda-libraries" not in [f.id for f in before.findings]  # no "all reachable" beside a library that cannot load
+    assert "cuda-libraries" not in [
+        f.id for f in before.findings
+    ]  # no "all reachable" beside a library that cannot load
     nvjitlink = shadows["libnvJitLink.so.12"]
     assert nvjitlink.severity is Severity.ERROR and "lacks symbols libcusparse.so.12 needs" in nvjitlink.summary
     assert "__nvJitLinkAddData_12_5" in nvjitlink.detail and "registers no GPU" in nvjitlink.detail
