@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from tests.fakes.elf import write_elf
 from tests.fakes.machines import NVJITLINK_SYMBOLS, gpu_machine, lib_dir
@@ -156,3 +157,22 @@ def test_an_older_nvjitlink_first_names_cusparse_and_gives_the_line_that_puts_th
     assert f.hint.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'nvjitlink')}$")
     assert found["ld-library-path-shadows-wheel"].severity is Severity.ERROR
     assert d.problems()[0].id == "ld-library-path-shadows-wheel"  # "Start with:" names the cause, not the symptom
+
+
+def test_an_older_nvjitlink_wheel_gets_its_upgrade_where_no_line_can_help(tmp_path):
+    """The wheel's own nvJitLink lacks the symbols cuSPARSE binds (pip resolved 12.1, NVIDIA/cuvs#1794): no copy here has
+    them, so the no-GPU verdict's fix is that wheel's upgrade, the same as the static finding's, not TF's reinstall."""
+
+    def old_wheel(m):
+        wheel = Path(lib_dir(m, "nvjitlink")) / "libnvJitLink.so.12"
+        write_elf(wheel, soname="libnvJitLink.so.12", defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]))
+        return both_dirs(m)
+
+    m, d, found = verdict(tmp_path, "h200-wheel-layout", old_wheel)
+    f = found["gpu-not-visible-to-tensorflow"]
+    assert f.summary.endswith(
+        "it could not load libcusparse.so.12 (beside " + lib_dir(m, "nvjitlink") + "/libnvJitLink.so.12)"
+    )
+    assert f.hint.endswith("-m pip install --upgrade nvidia-nvjitlink-cu12")
+    assert f.hint == found["cuda-dependency-lacks-symbols"].hint
+    assert d.problems()[0].id == "cuda-dependency-lacks-symbols"

@@ -9,7 +9,13 @@ from __future__ import annotations
 import os
 
 from tfgpu.doctor.checks.cuda import cudnn_fix, older_cudnn, tf_cudnn_message
-from tfgpu.knowledge.fixes import export_line, install_dependencies, install_tf_with_cuda, unreachable_dirs
+from tfgpu.knowledge.fixes import (
+    export_line,
+    install_dependencies,
+    install_tf_with_cuda,
+    unreachable_dirs,
+    upgrade_dependency,
+)
 from tfgpu.model.facts import Facts, LibraryCopy, LibraryFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.probe import LogEvent, OpCheck, ProbeFacts, ProbeGpu, ProbeOutcome, TrainingCheck, TrainingState
@@ -295,13 +301,25 @@ def _unbindable(libs: LibraryFacts) -> list[tuple[str, LibraryCopy]]:
     ]
 
 
+def _library_fix(facts: Facts, libs: LibraryFacts) -> str:
+    """What makes TF load its GPU libraries: the line for its loader's search path, else an upgrade, else TF's install.
+
+    The upgrade is for a library whose every copy here lacks symbols its loader binds (an older nvJitLink
+    wheel than cuSPARSE's): no search path can help, only a newer copy.
+    """
+    dirs = unreachable_dirs(libs)
+    if dirs:
+        return export_line(dirs) + '   (or `eval "$(tfgpu env)"`)'
+    stuck = next((lib for lib in libs.libraries if lib.unbindable and not lib.bindable), None)
+    return upgrade_dependency(facts, stuck.soname, libs.cuda_major) if stuck else install_tf_with_cuda(facts)
+
+
 def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
     failed = failed_libraries(probe.log_events)
     kinds = {e.kind for e in probe.log_events}
     libs = facts.libraries
     if failed or "cannot_dlopen" in kinds:
-        dirs = unreachable_dirs(libs) if isinstance(libs, LibraryFacts) else []
-        hint = export_line(dirs) + '   (or `eval "$(tfgpu env)"`)' if dirs else install_tf_with_cuda(facts)
+        hint = _library_fix(facts, libs) if isinstance(libs, LibraryFacts) else install_tf_with_cuda(facts)
         # TF 2.21 no longer names the library in its log; the static search knows which it was.
         invisible = (
             [lib.soname for lib in libs.libraries if lib.required and lib.loaded_by is None and lib.loaded is None]
