@@ -8,7 +8,7 @@ import shlex
 
 from tfgpu.knowledge.compat import major_minor, newest_release, newest_release_for_python, version_key
 from tfgpu.knowledge.libraries import dependency_wheel, wheel_distribution
-from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, PackageFacts, TensorFlowFacts
+from tfgpu.model.facts import CudaLibrary, Facts, HostFacts, LibraryCopy, LibraryFacts, PackageFacts, TensorFlowFacts
 from tfgpu.model.unavailable import Unavailable
 
 TF_INSTALL_DOCS = "https://www.tensorflow.org/install/pip"
@@ -261,7 +261,7 @@ def unbindable_note(facts: Facts) -> str | None:
     libs = facts.libraries
     if not isinstance(libs, LibraryFacts):
         return None
-    stuck = [(lib, copy) for lib in libs.libraries if (copy := lib.unbindable) is not None and lib.bindable is None]
+    stuck = lacking_everywhere(libs)
     if not stuck:
         return None
     return "; ".join(
@@ -269,6 +269,11 @@ def unbindable_note(facts: Facts) -> str | None:
         f"defines them, which no line can fix: {upgrade_dependency(facts, lib.soname, libs.cuda_major)}"
         for lib, copy in stuck
     )
+
+
+def lacking_everywhere(libs: LibraryFacts) -> list[tuple[CudaLibrary, LibraryCopy]]:
+    """Each library whose loaded copy lacks symbols its loader binds and no copy here defines them, with that copy."""
+    return [(lib, copy) for lib in libs.libraries if (copy := lib.unbindable) is not None and lib.bindable is None]
 
 
 def not_installed(facts: Facts) -> str | None:

@@ -94,7 +94,7 @@ def check_cuda_libraries(facts: Facts) -> list[Finding]:
     out.extend(_optional(facts, libs))
     out.extend(_old_ptxas(facts, tf, libs))
     out.extend(_ptxas_newer_than_driver(facts, libs))
-    if not unreachable and not missing and not any(lib.unbindable for lib in libs.libraries):
+    if not unreachable and not missing and all(lib.unbindable is None for lib in libs.libraries):
         versions = ", ".join(
             f"{lib.name} {lib.loaded.version}" for lib in required if lib.loaded and isinstance(lib.loaded.version, str)
         )

@@ -13,6 +13,7 @@ from tfgpu.knowledge.fixes import (
     export_line,
     install_dependencies,
     install_tf_with_cuda,
+    lacking_everywhere,
     unreachable_dirs,
     upgrade_dependency,
 )
@@ -310,8 +311,8 @@ def _library_fix(facts: Facts, libs: LibraryFacts) -> str:
     dirs = unreachable_dirs(libs)
     if dirs:
         return export_line(dirs) + '   (or `eval "$(tfgpu env)"`)'
-    stuck = next((lib for lib in libs.libraries if lib.unbindable and not lib.bindable), None)
-    return upgrade_dependency(facts, stuck.soname, libs.cuda_major) if stuck else install_tf_with_cuda(facts)
+    stuck = lacking_everywhere(libs)
+    return upgrade_dependency(facts, stuck[0][0].soname, libs.cuda_major) if stuck else install_tf_with_cuda(facts)
 
 
 def _no_gpu(facts: Facts, probe: ProbeFacts, nvml_count: int) -> Finding:
