@@ -265,10 +265,15 @@ def unbindable_note(facts: Facts) -> str | None:
     if not stuck:
         return None
     return "; ".join(
-        f"{copy.path} lacks symbols {os.path.basename(lib.loaded_by or '') or 'its loader'} binds and no copy here "
+        f"{copy.path} lacks symbols {loader_name(lib)} binds and no copy here "
         f"defines them, which no line can fix: {upgrade_dependency(facts, lib.soname, libs.cuda_major)}"
         for lib, copy in stuck
     )
+
+
+def loader_name(lib: CudaLibrary) -> str:
+    """The file name of the library that loads ``lib`` in turn (libcusparse.so.12 for nvJitLink), for a message."""
+    return os.path.basename(lib.loaded_by or "") or "its loader"
 
 
 def lacking_everywhere(libs: LibraryFacts) -> list[tuple[CudaLibrary, LibraryCopy]]:

@@ -17,6 +17,7 @@ from tfgpu.knowledge.fixes import (
     export_line,
     install_dependencies,
     install_tf_with_cuda,
+    loader_name,
     pip,
     unreachable_dirs,
     upgrade_dependency,
@@ -153,15 +154,11 @@ def _dependencies(facts: Facts, libs: LibraryFacts) -> list[Finding]:
     return out
 
 
-def _loader_name(lib: CudaLibrary) -> str:
-    return os.path.basename(lib.loaded_by or "") or "its loader"
-
-
 def _lacks_detail(lib: CudaLibrary, copy: LibraryCopy) -> str:
     """Which symbols the loader binds that ``copy`` lacks, and what fails: said alike wherever the copy was found."""
     more = f" and {len(copy.lacks) - 2} more" if len(copy.lacks) > 2 else ""
     return (
-        f"{_loader_name(lib)} binds {', '.join(copy.lacks[:2])}{more} from {lib.soname}; {copy.path} does not define "
+        f"{loader_name(lib)} binds {', '.join(copy.lacks[:2])}{more} from {lib.soname}; {copy.path} does not define "
         f"them, so the loader fails ('undefined symbol'): {lib.needed_for}."
     )
 
@@ -179,7 +176,7 @@ def _unusable_dependency(facts: Facts, lib: CudaLibrary, copy: LibraryCopy, cuda
         "cuda-dependency-lacks-symbols",
         Severity.ERROR,
         C,
-        f"{_loader_name(lib)} cannot load: its {lib.soname} lacks symbols it binds",
+        f"{loader_name(lib)} cannot load: its {lib.soname} lacks symbols it binds",
         detail=_lacks_detail(lib, copy),
         hint=upgrade_dependency(facts, lib.soname, cuda_major),
         link=UNUSABLE_DEPENDENCY_SOURCE,
@@ -453,7 +450,7 @@ def _shadowing(libs: LibraryFacts) -> list[Finding]:
             else ""
         )
         if unbindable:
-            summary = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {_loader_name(lib)} needs"
+            summary = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}, which lacks symbols {loader_name(lib)} needs"
             detail = f"{_lacks_detail(lib, loaded)} {wheel}"
         else:
             summary, detail = f"LD_LIBRARY_PATH makes TF load {lib.soname}{known} from {where}", wheel
