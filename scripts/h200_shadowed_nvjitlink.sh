@@ -7,6 +7,8 @@
 # The doctor's other fix, the directory taken out of
 # LD_LIBRARY_PATH, was run by this script's first version (1bf0b18) on 2026-12-07: the doctor found nothing and the
 # CNN trained on the GPU; without a fix the CNN trains on the CPU (set t's nvjitlink-old.log).
+# This version ran on an H100 on 2026-12-07 (df14298's doctor): docs/examples/h100-doctor-shadowed-nvjitlink.txt and
+# tests/fixtures/probe/h100-nvjitlink-shadowed.*.
 # The wheel, on this machine: pip download --no-deps nvidia-nvjitlink-cu12==12.1.105 --platform manylinux1_x86_64
 #   --only-binary=:all: -d .gpu-stack/old; carry .gpu-stack/old in the assemble call and copy it to /root/old-wheels.
 #   setsid nohup bash scripts/h200_shadowed_nvjitlink.sh run >/tmp/inv.log 2>&1 </dev/null &

@@ -16,9 +16,11 @@ from tfgpu.knowledge.fixes import (
     export_line,
     for_windows,
     install_tf_with_cuda,
+    load_fix_lines,
     nvidia_wheel_install,
     pip,
     target_tf_version,
+    unbindable_here,
     unreachable_dirs,
 )
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, cuda_version_of, other_cuda, render_template
@@ -108,6 +110,8 @@ def fix_values(
             "tf_install": f'python -m pip install "tensorflow[and-cuda]{pin}"',
             "export_line": GENERIC_EXPORT,
             "tf_version": version,
+            "library_facts": "",
+            "load_fix": GENERIC_EXPORT,
         }
     else:
         libs = facts.libraries
@@ -118,6 +122,8 @@ def fix_values(
             "tf_install": install_tf_with_cuda(facts),
             "export_line": export_line(dirs) if dirs else GENERIC_EXPORT,
             "tf_version": target_tf_version(facts),
+            "library_facts": f" On this machine: {note}." if (note := unbindable_here(facts)) else "",
+            "load_fix": "; ".join(load_fix_lines(facts)) or GENERIC_EXPORT,
         }
     values.update(_wheel_values(pip_command, facts, tf_version, log_cuda, windows))
     return values

@@ -271,6 +271,36 @@ def unbindable_note(facts: Facts) -> str | None:
     )
 
 
+def unbindable_here(facts: Facts) -> str | None:
+    """Each library whose loaded copy lacks symbols its loader binds, said with the copy that has them, if any.
+
+    TF's "Cannot dlopen some GPU libraries" names no library when a dependency failed to bind (set t on
+    the H100: CUDA 12.1's nvJitLink first on LD_LIBRARY_PATH); the facts say which.
+    """
+    libs = facts.libraries
+    if not isinstance(libs, LibraryFacts):
+        return None
+    return (
+        "; ".join(
+            f"{copy.path} is found first and lacks symbols {loader_name(lib)} binds; {usable.path} defines them"
+            if (usable := lib.bindable) is not None
+            else f"{copy.path} lacks symbols {loader_name(lib)} binds and no copy here defines them"
+            for lib in libs.libraries
+            if (copy := lib.unbindable) is not None
+        )
+        or None
+    )
+
+
+def load_fix_lines(facts: Facts) -> list[str]:
+    """What makes TF load every library it needs: ``tfgpu env``'s line, and a wheel's upgrade where no copy will do."""
+    libs = facts.libraries
+    if not isinstance(libs, LibraryFacts):
+        return []
+    upgrades = [upgrade_dependency(facts, lib.soname, libs.cuda_major) for lib, _ in lacking_everywhere(libs)]
+    return fix_env_lines(facts) + upgrades
+
+
 def loader_name(lib: CudaLibrary) -> str:
     """The file name of the library that loads ``lib`` in turn (libcusparse.so.12 for nvJitLink), for a message."""
     return os.path.basename(lib.loaded_by or "") or "its loader"

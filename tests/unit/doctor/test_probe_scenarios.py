@@ -140,8 +140,9 @@ def test_issue_19_a_probe_timeout_without_a_gpu_does_not_blame_ptx_jit(tmp_path)
 
 
 def test_an_older_nvjitlink_first_names_cusparse_and_gives_the_line_that_puts_the_wheels_copy_first(tmp_path):
-    """TF 2.21 names no library in 'Cannot dlopen some GPU libraries' (set t's nvjitlink-old.log has the same line as
-    this recording); the static facts know it was cuSPARSE, beside an nvJitLink that lacks the symbols it binds."""
+    """TF 2.21 names no library in 'Cannot dlopen some GPU libraries' (the worker recorded on an H100 from `device.sh
+    raw` with CUDA 12.1's libnvJitLink.so.12 first on LD_LIBRARY_PATH, 2026-12-07); the static facts know it was
+    cuSPARSE, beside an nvJitLink that lacks the symbols it binds."""
 
     def shadowed(m):
         old = tmp_path / "opt/nvjitlink-12.1"
@@ -149,7 +150,7 @@ def test_an_older_nvjitlink_first_names_cusparse_and_gives_the_line_that_puts_th
         write_elf(old / "libnvJitLink.so.12", soname="libnvJitLink.so.12", defines=defines)
         return {"LD_LIBRARY_PATH": f"{old}:{both_dirs(m)['LD_LIBRARY_PATH']}"}
 
-    m, d, found = verdict(tmp_path, "h200-wheel-layout", shadowed)
+    m, d, found = verdict(tmp_path, "h100-nvjitlink-shadowed", shadowed)
     f = found["gpu-not-visible-to-tensorflow"]
     assert f.summary.endswith(
         f"it could not load libcusparse.so.12 (beside {tmp_path}/opt/nvjitlink-12.1/libnvJitLink.so.12)"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from tests.fakes.machines import gpu_machine
+from tests.fakes.elf import write_elf
+from tests.fakes.machines import NVJITLINK_SYMBOLS, gpu_machine, lib_dir
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, explain_lines, fix_values, gpu_cc
@@ -240,3 +242,44 @@ def test_a_known_releases_cudnn_wheel_is_pinned_to_its_cudnn_and_says_whether_tf
         "TF before 2.14 does not look in site-packages"
     )
     assert fix_values(None, "2.21")["nvcc_install"] == "python -m pip install --upgrade nvidia-cuda-nvcc-cu12"
+
+
+CANNOT_DLOPEN = (
+    "W0000 00:00:1796220625.218603    1184 gpu_device.cc:2365] Cannot dlopen some GPU libraries. Please make sure the "
+    "missing libraries mentioned above are installed properly if you would like to use GPU."
+)
+"""TF 2.21's one line when cuSPARSE could not load an nvJitLink older than it (set t on the H100): no library named."""
+
+
+def _nvjitlink_12_1(path):
+    """A bare libnvJitLink.so.12 with CUDA 12.1.105's recorded symbols (cuSPARSE 12.5 binds ones it lacks)."""
+    write_elf(path, soname="libnvJitLink.so.12", defines=tuple(NVJITLINK_SYMBOLS["nvjitlink-12.1.105-defines"]))
+
+
+def test_cannot_dlopen_names_the_older_nvjitlink_the_facts_show_first_and_the_copy_that_loads(tmp_path):
+    m = gpu_machine(tmp_path)
+    old = tmp_path / "opt/nvjitlink-12.1"
+    _nvjitlink_12_1(old / "libnvJitLink.so.12")
+    fixed = f"{lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}"
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": f"{old}:{fixed}"}
+    (problem,) = explain_lines([CANNOT_DLOPEN], collect_facts(m.sources(), tfgpu_version="test")).problems
+    wheel = f"{lib_dir(m, 'nvjitlink')}/libnvJitLink.so.12"
+    assert problem.cause.endswith(
+        f"On this machine: {old}/libnvJitLink.so.12 is found first and lacks symbols libcusparse.so.12 binds; "
+        f"{wheel} defines them."
+    )
+    assert problem.fix.startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'nvjitlink')}${{LD_LIBRARY_PATH:+")
+    (unmoved,) = explain_lines([CANNOT_DLOPEN]).problems  # without facts the cause says only what the line can
+    assert unmoved.cause.endswith("measured on an H100).")
+
+
+def test_cannot_dlopen_where_no_nvjitlink_here_is_new_enough_says_the_upgrade(tmp_path):
+    m = gpu_machine(tmp_path)
+    _nvjitlink_12_1(Path(lib_dir(m, "nvjitlink")) / "libnvJitLink.so.12")  # pip resolved a too-old wheel
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": f"{lib_dir(m, 'cusolver')}:{lib_dir(m, 'cuda_nvrtc')}"}
+    (problem,) = explain_lines([CANNOT_DLOPEN], collect_facts(m.sources(), tfgpu_version="test")).problems
+    assert problem.cause.endswith(
+        "/libnvJitLink.so.12 lacks symbols libcusparse.so.12 binds and no copy here defines them."
+    )
+    upgrade, _, _ = problem.fix.partition("   (run `tfgpu doctor`")
+    assert upgrade.endswith(" -m pip install --upgrade nvidia-nvjitlink-cu12") and "tfgpu env" not in upgrade
