@@ -1106,6 +1106,44 @@ _by_signature = operator.itemgetter(0)
 """Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
 
 
+_Also = tuple[tuple[int, re.Pattern[str], tuple[tuple[str, bool], ...]], ...]
+
+
+@functools.lru_cache(maxsize=8)
+def _keyword_index(
+    signatures: tuple[Signature, ...],
+) -> tuple[_Keywords, tuple[tuple[int, re.Pattern[str]], ...], _Also]:
+    """The keyword search of a signature base: built once per base, since every scanner of it searches the same way.
+
+    Keyword -> the (signature index, pattern) that cannot match a line without it; the patterns no
+    keyword gates; and the ``also`` patterns with their literals. ``tfgpu run`` and explain build
+    one scanner per run, the benchmarks one per log.
+    """
+    sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    fallback: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    unfiltered: list[tuple[int, re.Pattern[str]]] = []
+    for index, sig in enumerate(signatures):
+        for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
+            for key, ci in keys:
+                if sig.fallback:
+                    fallback.setdefault(key, []).append((index, pattern))
+                elif not key:
+                    unfiltered.append((index, pattern))
+                else:
+                    (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
+    keywords = _Keywords(
+        _KeySet.of(tuple(sensitive.items())),
+        _KeySet.of(tuple(insensitive.items())),
+        _KeySet.of(tuple(fallback.items())),
+    )
+    also = tuple(
+        (id(p), p, tuple((_fold_digits(key), ci) for key, ci in _compile(p.pattern)[1]))
+        for p in {id(p): p for s in signatures for p in s.also}.values()
+    )
+    return keywords, tuple(unfiltered), also
+
+
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
@@ -1143,32 +1181,8 @@ class LogScanner:
         self.tfjs_node_version: str | None = None
         self.tfjs_version: str | None = None
         self.tfjs_node_seen = False
-        # keyword -> the (signature index, pattern) that cannot match a line without it
-        sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-        insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-        fallback: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-        self._unfiltered: list[tuple[int, re.Pattern[str]]] = []
-        for index, sig in enumerate(self.signatures):
-            for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
-                for key, ci in keys:
-                    if sig.fallback:
-                        fallback.setdefault(key, []).append((index, pattern))
-                    elif not key:
-                        self._unfiltered.append((index, pattern))
-                    else:
-                        (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
-        self._keywords = _Keywords(
-            _KeySet.of(tuple(sensitive.items())),
-            _KeySet.of(tuple(insensitive.items())),
-            _KeySet.of(tuple(fallback.items())),
-        )
-        self._also = tuple(
-            (id(p), p, tuple((_fold_digits(key), ci) for key, ci in _compile(p.pattern)[1]))
-            for p in {id(p): p for s in self.signatures for p in s.also}.values()
-        )
+        self._keywords, self._unfiltered, self._also = _keyword_index(self.signatures)
         self._pending: list[tuple[int, str]] = []
-        self._bags = _word_bags(self.signatures)
-        self._terms = term_index(self.signatures)
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
         self._said = tuple(sig for sig in self._paste if sig.said_in_post)
         self._first_lines: list[tuple[int, str]] = []
@@ -1611,13 +1625,16 @@ class LogScanner:
         """
         lines = (self._first_lines if self.lines <= SHORT_LOG_LINES else []) + self._fallback_lines
         found: dict[str, Hit] = {}
+        if not lines:
+            return []
+        bags, index = _word_bags(self.signatures), term_index(self.signatures)  # built once per base, when first read
         for number, line in dict(lines).items():
             if number in harmless:
                 continue
             words = content_words(line)
-            matches = [self.signatures[i] for bag, i in self._bags if bag <= words]
+            matches = [self.signatures[i] for bag, i in bags if bag <= words]
             if not matches:
-                named = [self._terms[t] for t in terms(line) if t in self._terms]
+                named = [index[t] for t in terms(line) if t in index]
                 most = max((named.count(i) for i in named), default=0)
                 matches = [self.signatures[i] for i in set(named) if named.count(i) == most]
             if matches:
