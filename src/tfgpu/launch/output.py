@@ -35,7 +35,8 @@ class OutputWatch:
     """Fed every output line of the child (from the pump threads); read once the child is done."""
 
     def __init__(self) -> None:
-        self.scanner = LogScanner()
+        self._scanner: LogScanner | None = None
+        self._building = threading.Lock()
         self.epoch_seconds: list[float] = []
         self.xla_seen = False
         self.traceback_seen = False
@@ -44,6 +45,14 @@ class OutputWatch:
         self._in_traceback = False
         self._collecting = False
         self._lock = threading.Lock()
+
+    @property
+    def scanner(self) -> LogScanner:
+        """Explain's matcher, built on first use: ``tfgpu run`` starts the command first (the base takes ~0.3 s to load)."""
+        with self._building:
+            if self._scanner is None:
+                self._scanner = LogScanner()
+            return self._scanner
 
     def feed(self, line: str) -> None:
         r"""One line of output, split at ``\n`` or ``\r``.
