@@ -137,10 +137,11 @@ def learnable_elsewhere(fold_urls: set[str], corpus_urls: set[str], decided: dic
 
 def grouped_cv(
     cases: list[dict], folds: int, decided: dict[str, set[str]], *, resemble: bool = True
-) -> tuple[int, list[float]]:
-    """Leave-source-out: how many of all cases are right, and each fold's top-1 (``decided``: ``support(cases)``,
+) -> tuple[set[str], list[float]]:
+    """Leave-source-out: the ids of the cases that are right, and each fold's top-1 (``decided``: ``support(cases)``,
     computed once by the caller; ``resemble``: with the resemblance tier learnt from the other folds)."""
-    correct, per_fold = 0, []
+    right: set[str] = set()
+    per_fold = []
     corpus_urls = {c["source_url"] for c in cases}
     for fold in range(folds):
         test = [c for c in cases if bucket(c["source_url"], folds) == fold]
@@ -153,9 +154,18 @@ def grouped_cv(
             signatures=learnable_elsewhere(fold_urls, corpus_urls, decided),
             resemblance=resemblance_of(others) if resemble else None,
         )
-        correct += sum(r["ok"] for r in result["rows"])
+        right.update(r["id"] for r in result["rows"] if r["ok"])
         per_fold.append(result["top1"])
-    return correct, per_fold
+    return right, per_fold
+
+
+FROM_LOG = ("log", "message")
+"""Label bases that read the cause from the log's own lines; every other basis is a thread's words."""
+
+
+def label_source(case: dict) -> str:
+    """Where a public log's label was read: "log" (its own lines) or "thread" (a thread's prose, title, poster, maintainer)."""
+    return "log" if case["label_basis"].lower().startswith(FROM_LOG) else "thread"
 
 
 def late_set(cases: list[dict], first: int, last: int) -> list[dict]:
@@ -197,15 +207,24 @@ def main() -> None:
         print(line(f"late set {name} with today's base (held-out part {held_ok}/{len(late_hold)})", evaluate(late)))
     everything = seed + public
     decided = support(everything)
-    right, per_fold = grouped_cv(everything, args.folds, decided)
+    named, per_fold = grouped_cv(everything, args.folds, decided)
+    right = len(named)
     top1 = right / len(everything)
     spread = ", ".join(f"{f:.0%}" for f in per_fold)
     print(
         f"grouped {args.folds}-fold cross-validation, leave-source-out: top-1 {top1:.1%} of {len(everything)} logs "
         f"({right} right; folds {spread}; target {TOP1_TARGET:.0%}, ratio {top1 / TOP1_TARGET:.2f})"
     )
-    alone, _ = grouped_cv(everything, args.folds, decided, resemble=False)
+    alone = len(grouped_cv(everything, args.folds, decided, resemble=False)[0])
     print(f"  the same without the resemblance tier: top-1 {alone / len(everything):.1%} ({alone} right)")
+    for source in ("log", "thread"):
+        cases = [c for c in public if label_source(c) == source]
+        hit = sum(c["id"] in named for c in cases)
+        kept = [c for c in cases if held_out(c)]
+        print(
+            f"  public logs labelled from {'their own lines' if source == 'log' else 'the thread'}: top-1 "
+            f"{hit / len(cases):.1%} of {len(cases)} (held-out part {sum(c['id'] in named for c in kept)}/{len(kept)})"
+        )
     old = [c for c in everything if era(c) == "1.x"]
     if old:
         corpus_urls = {c["source_url"] for c in everything}

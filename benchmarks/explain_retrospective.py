@@ -23,7 +23,16 @@ from collections import Counter
 from pathlib import Path
 
 from explain_accuracy import evaluate
-from explain_generalisation import DEFAULT_CORPUS, LATE_SETS, PUBLIC, held_out, late_set, load, resemblance_of
+from explain_generalisation import (
+    DEFAULT_CORPUS,
+    LATE_SETS,
+    PUBLIC,
+    held_out,
+    label_source,
+    late_set,
+    load,
+    resemblance_of,
+)
 
 from tfgpu.knowledge.signatures import parse_signatures
 
@@ -83,16 +92,12 @@ def frozen_base(commit: str):
     return parse_signatures(tomllib.loads(text))
 
 
-FROM_LOG = ("log", "message")
-"""Label bases that read the cause from the log's own lines; every other basis is a thread's words."""
-
-
 def miss_kinds(cases: list[dict], rows: list[dict]) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str | None]]]:
     """Per (outcome, label source) the number of logs, and per (label, answer) the number of misses."""
     kinds: Counter[tuple[str, str]] = Counter()
     confusions: Counter[tuple[str, str | None]] = Counter()
     for case, row in zip(cases, rows, strict=True):
-        source = "log" if case["label_basis"].lower().startswith(FROM_LOG) else "prose"
+        source = label_source(case)
         if row["ok"]:
             outcome = "right"
         elif row["false_alarm"]:
@@ -136,7 +141,7 @@ def main() -> None:
 
 def print_typology(kinds: Counter[tuple[str, str]], confusions: Counter[tuple[str, str | None]]) -> None:
     """Top-1 by where the label came from, the misses by kind, and the commonest confusions."""
-    for source in ("log", "prose"):
+    for source in ("log", "thread"):
         total = sum(n for (_, s), n in kinds.items() if s == source)
         right = kinds[("right", source)]
         print(
