@@ -126,7 +126,45 @@ def fix_values(
             "load_fix": "; ".join(load_fix_lines(facts)) or GENERIC_EXPORT,
         }
     values.update(_wheel_values(pip_command, facts, tf_version, log_cuda, windows))
+    values["cuda_libs_install"] = _cuda_libs_install(values["tf_install"], facts, tf_version, log_cuda)
     return values
+
+
+def _cuda_libs_install(tf_install: str, facts: Facts | None, tf_version: str | None, log_cuda: str | None) -> str:
+    """How to give TF the CUDA libraries it could not load, for the CUDA the log's TF was built with.
+
+    A TF built for the newest release's CUDA gets its ``and-cuda`` wheels. One built for an older CUDA
+    (``libcudart.so.10.0`` is TF 1.13-2.0) needs that CUDA and its cuDNN, which TensorFlow's tested build
+    configurations name; the newest release is the other way out, and it is another API for a TF 1.x
+    script (and Keras 3 from TF 2.16), so it is offered second, not as the fix.
+    """
+    newest = newest_release()
+    installed = facts.tensorflow if facts is not None and isinstance(facts.tensorflow, TensorFlowFacts) else None
+    version = installed.version if installed and installed.version else tf_version
+    release = tf_release(version) if version else None
+    cuda = _built_cuda(facts) or log_cuda or (release.cuda if release else None)
+    major = version_key(cuda)[0] if cuda and version_key(cuda) else None
+    if major is None or major >= version_key(newest.cuda)[0]:
+        return f"{tf_install}   (the nvidia-*-cu12 wheels of the and-cuda extra)"
+    runs = (release,) if release else releases_built_for_cuda(major)
+    if cuda and "." in cuda and major < 11:  # before CUDA 11 a soname names the minor too: libcudart.so.10.1
+        runs = tuple(r for r in runs if version_key(r.cuda)[:2] == version_key(cuda)[:2]) or runs
+    if not runs:
+        return f"{tf_install}   (the nvidia-*-cu12 wheels of the and-cuda extra)"
+    span = (
+        major_minor(runs[0].version)
+        if len(runs) == 1
+        else f"{major_minor(runs[-1].version)}-{major_minor(runs[0].version)}"
+    )
+    cudas = sorted({r.cuda for r in runs}, key=version_key)
+    cudnns = sorted({r.cudnn for r in runs}, key=version_key)
+    keras = "; Keras 3 from TF 2.16" if version_key(runs[0].version) < (2, 16) else ""
+    return (
+        f"Install CUDA {' to '.join(dict.fromkeys((cudas[0], cudas[-1])))} and cuDNN "
+        f"{' to '.join(dict.fromkeys((cudnns[0], cudnns[-1])))}, what TF {span} {'was' if len(runs) == 1 else 'were'} "
+        "built for (TensorFlow's tested build configurations), with their lib64 directory on LD_LIBRARY_PATH; or move "
+        f"to a TF built for CUDA {version_key(newest.cuda)[0]}: {tf_install}   (TF {major_minor(newest.version)}'s API{keras})"
+    )
 
 
 def _wheel_values(

@@ -283,3 +283,39 @@ def test_cannot_dlopen_where_no_nvjitlink_here_is_new_enough_says_the_upgrade(tm
     )
     upgrade, _, _ = problem.fix.partition("   (run `tfgpu doctor`")
     assert upgrade.endswith(" -m pip install --upgrade nvidia-nvjitlink-cu12") and "tfgpu env" not in upgrade
+
+
+def _missing(library: str) -> list[str]:
+    return [
+        "2019-05-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+        f"dynamic library '{library}'; dlerror: {library}: cannot open shared object file: No such file or directory",
+        "2019-05-01 10:00:00.100000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1640] Found device 0 with "
+        "properties: name: GeForce GTX 1080",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("library", "install"),
+    [
+        ("libcudart.so.10.0", "Install CUDA 10.0 and cuDNN 7.4, what TF 1.13-2.0 were built for"),
+        ("libcudart.so.10.1", "Install CUDA 10.1 and cuDNN 7.6, what TF 2.1-2.3 were built for"),
+        ("libcudart.so.11.0", "Install CUDA 11.0 to 11.8 and cuDNN 8.0 to 8.7, what TF 2.4-2.14 were built for"),
+    ],
+)
+def test_a_missing_runtime_of_an_older_cuda_gets_that_cuda_first_and_the_newest_tf_second(library, install):
+    """A TF 1.x script is not fixed by TF 2.21's wheels: the CUDA its TF was built for comes first."""
+    (problem,) = explain_lines(_missing(library)).problems
+    assert problem.fix.startswith(install)
+    assert 'or move to a TF built for CUDA 12: python -m pip install "tensorflow[and-cuda]==2.21.*"' in problem.fix
+    assert "Keras 3 from TF 2.16" in problem.fix
+
+
+def test_a_missing_runtime_of_the_newest_cuda_gets_the_wheels():
+    (problem,) = explain_lines(_missing("libcudart.so.12")).problems
+    assert problem.fix.startswith('python -m pip install "tensorflow[and-cuda]==2.21.*"   (the nvidia-*-cu12 wheels')
+
+
+def test_a_log_naming_its_tf_release_gets_that_releases_cuda():
+    lines = ["TensorFlow version: 2.10.1", *_missing("libcudart.so.11.0")]
+    (problem,) = explain_lines(lines).problems
+    assert problem.fix.startswith("Install CUDA 11.2 and cuDNN 8.1, what TF 2.10 was built for")
