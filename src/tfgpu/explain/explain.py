@@ -138,19 +138,19 @@ def _cuda_libs_install(tf_install: str, facts: Facts | None, tf_version: str | N
     configurations name; the newest release is the other way out, and it is another API for a TF 1.x
     script (and Keras 3 from TF 2.16), so it is offered second, not as the fix.
     """
-    newest = newest_release()
+    newest, wheels = newest_release(), f"{tf_install}   (the nvidia-*-cu12 wheels of the and-cuda extra)"
     installed = facts.tensorflow if facts is not None and isinstance(facts.tensorflow, TensorFlowFacts) else None
     version = installed.version if installed and installed.version else tf_version
     release = tf_release(version) if version else None
     cuda = _built_cuda(facts) or log_cuda or (release.cuda if release else None)
     major = version_key(cuda)[0] if cuda and version_key(cuda) else None
     if major is None or major >= version_key(newest.cuda)[0]:
-        return f"{tf_install}   (the nvidia-*-cu12 wheels of the and-cuda extra)"
+        return wheels
     runs = (release,) if release else releases_built_for_cuda(major)
     if cuda and "." in cuda and major < 11:  # before CUDA 11 a soname names the minor too: libcudart.so.10.1
         runs = tuple(r for r in runs if version_key(r.cuda)[:2] == version_key(cuda)[:2]) or runs
     if not runs:
-        return f"{tf_install}   (the nvidia-*-cu12 wheels of the and-cuda extra)"
+        return wheels
     span = (
         major_minor(runs[0].version)
         if len(runs) == 1
