@@ -3078,3 +3078,16 @@ def test_a_device_configured_above_the_card_is_a_limit_that_limits_nothing_not_a
     assert "logical-device-over-gpu-memory" not in [h.signature.id for h in unified]
     fits = scan([created.format(mb=78228), backoff]).hits  # a device within the card that cannot get its memory
     assert "cuda-out-of-memory" in [h.signature.id for h in fits]
+
+
+def test_no_pattern_ends_in_a_blank_that_a_line_ending_there_lacks():
+    """TOML's ''' cannot close right after a quote, so a pattern once ended "'gpu-name' " with a blank: ptxas's
+    "Value 'sm_90a' is not defined for option 'gpu-name'" at the end of its line went unmatched."""
+    assert not [
+        (signature.id, pattern.pattern)
+        for signature in SIGNATURES
+        for pattern in (*signature.patterns, *signature.paste_patterns, *signature.also)
+        if pattern.pattern.endswith("' ")
+    ]
+    assert top_problem("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'")[0] == "ptxas-too-old-for-gpu"
+    assert top_problem("No OpKernel was registered to support Op 'NcclAllReduce'")[0] == "nccl-allreduce-no-kernel"
