@@ -23,6 +23,7 @@ from tfgpu.knowledge.fixes import (
     unbindable_here,
     unreachable_dirs,
 )
+from tfgpu.knowledge.gpu_memory import memory_in_use
 from tfgpu.knowledge.signatures import Hit, LogScanner, ScanContext, cuda_version_of, other_cuda, render_template
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, FactsSetAside, Problem, QuotedLine, Reading, SetAsideReason
@@ -91,6 +92,27 @@ def cudnn_installed(facts: Facts) -> tuple[str, ...] | None:
     return tuple(sorted(versions)) or None
 
 
+def gpu_memory_now(facts: Facts) -> str:
+    """What others hold on this machine's GPUs as the facts were read, said beside an out-of-memory (else empty).
+
+    The log was written before: a process holding memory now may not have held it then, and a notebook
+    kernel that ran the failing cells keeps TF's memory after the error, so the note says both readings.
+    """
+    gpus = facts.gpus if isinstance(facts.gpus, tuple) else ()
+    held = [(gpu, use) for gpu in gpus if (use := memory_in_use(gpu)) is not None]
+    if not held:
+        return ""
+    said = "; ".join(
+        f"GPU {gpu.index} ({gpu.name}) has {use.used_gib:.1f} of {use.total_gib:.1f} GiB in use"
+        + (f" by {use.holders}" if use.holders else "")
+        for gpu, use in held
+    )
+    return (
+        f" On this machine now, {said}: unless that is the run that wrote this log (a notebook kernel keeps TF's "
+        "memory until it exits), it is memory this run could not have."
+    )
+
+
 def fix_values(
     facts: Facts | None, tf_version: str | None, log_cuda: str | None = None, *, windows: bool = False
 ) -> dict[str, str]:
@@ -112,6 +134,7 @@ def fix_values(
             "tf_version": version,
             "library_facts": "",
             "load_fix": GENERIC_EXPORT,
+            "gpu_memory_now": "",
         }
     else:
         libs = facts.libraries
@@ -124,6 +147,7 @@ def fix_values(
             "tf_version": target_tf_version(facts),
             "library_facts": f" On this machine: {note}." if (note := unbindable_here(facts)) else "",
             "load_fix": "; ".join(load_fix_lines(facts)) or GENERIC_EXPORT,
+            "gpu_memory_now": gpu_memory_now(facts),
         }
     values.update(_wheel_values(pip_command, facts, tf_version, log_cuda, windows))
     values["cuda_libs_install"] = _cuda_libs_install(values["tf_install"], facts, tf_version, log_cuda)

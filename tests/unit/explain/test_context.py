@@ -10,13 +10,16 @@ from types import SimpleNamespace
 import pytest
 from tests.fakes.elf import write_elf
 from tests.fakes.machines import NVJITLINK_SYMBOLS, gpu_machine, lib_dir
+from tests.fakes.nvml import FakeGpu, FakeNvml
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, explain_lines, fix_values, gpu_cc
+from tfgpu.knowledge.gpu_memory import GIB
 from tfgpu.knowledge.signatures import LogScanner
 from tfgpu.model.explanation import FactsSetAside, SetAsideReason
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
+from tfgpu.nvml.client import MemoryInfo, ProcessInfo
 from tfgpu.report.explanation import explanation_document
 
 
@@ -319,3 +322,32 @@ def test_a_log_naming_its_tf_release_gets_that_releases_cuda():
     lines = ["TensorFlow version: 2.10.1", *_missing("libcudart.so.11.0")]
     (problem,) = explain_lines(lines).problems
     assert problem.fix.startswith("Install CUDA 11.2 and cuDNN 8.1, what TF 2.10 was built for")
+
+
+OOM = (
+    "ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type float on "
+    "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"
+)
+
+
+def test_an_out_of_memory_says_who_holds_this_machines_gpu_now_and_both_readings(tmp_path):
+    m = gpu_machine(tmp_path)
+    used = 100 * GIB
+    m.nvml = FakeNvml(
+        [replace(FakeGpu(), memory_info=MemoryInfo(140 * GIB, used, 40 * GIB), processes=(ProcessInfo(4242, used),))],
+        process_names={4242: "python3 notebook.py"},
+    )
+    (problem,) = explain_lines([OOM], collect_facts(m.sources(), tfgpu_version="test")).problems
+    assert problem.category == "oom"  # the facts are of now, not of the run: they add a reading, not a verdict
+    assert "On this machine now, GPU 0 (" in problem.cause
+    assert "has 100.0 of 140.0 GiB in use by python3 notebook.py (pid 4242, 100.0 GiB)" in problem.cause
+    assert problem.cause.endswith(
+        "unless that is the run that wrote this log (a notebook kernel keeps TF's memory until it exits), it is memory this run could not have."
+    )
+
+
+def test_an_out_of_memory_on_an_idle_gpu_or_without_facts_says_nothing_of_this_machine(tmp_path):
+    idle = collect_facts(gpu_machine(tmp_path).sources(), tfgpu_version="test")
+    for facts in (idle, None):
+        (problem,) = explain_lines([OOM], facts).problems
+        assert "this machine" not in problem.cause

@@ -3089,5 +3089,7 @@ def test_no_pattern_ends_in_a_blank_that_a_line_ending_there_lacks():
         for pattern in (*signature.patterns, *signature.paste_patterns, *signature.also)
         if pattern.pattern.endswith("' ")
     ]
-    assert top_problem("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'")[0] == "ptxas-too-old-for-gpu"
+    assert (
+        top_problem("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'")[0] == "ptxas-too-old-for-gpu"
+    )
     assert top_problem("No OpKernel was registered to support Op 'NcclAllReduce'")[0] == "nccl-allreduce-no-kernel"

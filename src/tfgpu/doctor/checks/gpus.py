@@ -9,13 +9,14 @@ from __future__ import annotations
 from tfgpu.knowledge.archs import ARCH_SOURCE, KernelSupport, classify, parse_build_capabilities, parse_cc
 from tfgpu.knowledge.compat import arch_row, gpu_model, tf_releases, version_key
 from tfgpu.knowledge.fixes import install_tf_with_cuda
+from tfgpu.knowledge.gpu_memory import GIB, memory_in_use
 from tfgpu.model.facts import Facts, GpuFacts, TensorFlowFacts
 from tfgpu.model.findings import Finding, Section, Severity
 from tfgpu.model.samples import THERMAL_REASONS
 from tfgpu.model.unavailable import Unavailable
 
 H = Section.HARDWARE
-GIB = 1024**3
+
 PTX_JIT_SOURCE = "https://github.com/tensorflow/tensorflow/issues/62320"
 BLACKWELL_SOURCE = "https://github.com/tensorflow/tensorflow/issues/89272"
 """TF on an RTX 5090 (and #99592, #101746: CUDA_ERROR_INVALID_PTX / INVALID_HANDLE on RTX 50xx; the NGC container worked)."""
@@ -198,26 +199,17 @@ def _newest_tf_for_cc(cc: tuple[int, int]) -> str | None:
 
 
 def _busy(label: str, gpu: GpuFacts) -> list[Finding]:
-    used, total = gpu.memory_used_bytes, gpu.memory_total_bytes
-    if isinstance(used, Unavailable) or isinstance(total, Unavailable) or total == 0:
+    held = memory_in_use(gpu)
+    if held is None:
         return []
-    procs = [] if isinstance(gpu.processes, Unavailable) else list(gpu.processes)
-    # A bare context takes ~0.5 GiB; more than 10 % or 2 GiB in use means someone else is training.
-    if used < max(2 * GIB, 0.1 * total):
-        return []
-    who = ", ".join(
-        f"{p.name} (pid {p.pid}, {p.used_memory_bytes / GIB:.1f} GiB)"
-        if p.used_memory_bytes
-        else f"{p.name} (pid {p.pid})"
-        for p in procs
-    )
     return [
         Finding(
             "gpu-memory-in-use",
             Severity.WARNING,
             H,
-            f"{label}: {used / GIB:.1f} of {total / GIB:.1f} GiB already in use",
-            detail=f"Other processes hold GPU memory{': ' + who if who else ''}. TF by default takes almost all free memory and may OOM.",
+            f"{label}: {held.used_gib:.1f} of {held.total_gib:.1f} GiB already in use",
+            detail=f"Other processes hold GPU memory{': ' + held.holders if held.holders else ''}. "
+            "TF by default takes almost all free memory and may OOM.",
             hint="Stop them, pick a free GPU with CUDA_VISIBLE_DEVICES, or set TF_FORCE_GPU_ALLOW_GROWTH=true.",
         )
     ]
