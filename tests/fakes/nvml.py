@@ -90,6 +90,15 @@ class FakeNvml:
         return cls([replace(FakeGpu(), **changes)])
 
     @classmethod
+    def held_by(cls, pid: int, name: str, used_gib: int, total_gib: int = 140) -> FakeNvml:
+        """One GPU of which another process (``name``) holds ``used_gib``, as NVML reports a training still running."""
+        used, total = used_gib * 1024**3, total_gib * 1024**3
+        memory = MemoryInfo(total, used, total - used)
+        return cls(
+            [replace(FakeGpu(), memory_info=memory, processes=(ProcessInfo(pid, used),))], process_names={pid: name}
+        )
+
+    @classmethod
     def from_recording(cls, name: str, key: str = "idle") -> FakeNvml:
         """Readings recorded by scripts/record_gpu_fixtures.py on a real machine."""
         data = json.loads((FIXTURES / f"{name}.json").read_text())[key]

@@ -23,7 +23,6 @@ from tfgpu.knowledge.fixes import fix_env_lines
 from tfgpu.model.facts import ContainerImage, HostFacts
 from tfgpu.model.findings import Finding, Severity
 from tfgpu.model.results import Diagnosis
-from tfgpu.nvml.client import MemoryInfo, ProcessInfo
 from tfgpu.report.versions import version_rows
 from tfgpu.system.runner import CommandResult
 
@@ -266,11 +265,7 @@ def test_scenario_blackwell_gpu_does_not_train_on_the_official_wheel(tmp_path):
 
 def test_scenario_gpu_memory_held_by_another_process(tmp_path):
     m = gpu_machine(tmp_path)
-    used = 100 * GIB
-    m.nvml = FakeNvml(
-        [replace(FakeGpu(), memory_info=MemoryInfo(140 * GIB, used, 40 * GIB), processes=(ProcessInfo(4242, used),))],
-        process_names={4242: "python3 train.py"},
-    )
+    m.nvml = FakeNvml.held_by(4242, "python3 train.py", 100)
     f = find(m.diagnose(), "gpu-memory-in-use")
     assert "pid 4242" in f.detail and "100.0 of 140.0 GiB" in f.summary
 

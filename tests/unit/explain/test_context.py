@@ -10,16 +10,14 @@ from types import SimpleNamespace
 import pytest
 from tests.fakes.elf import write_elf
 from tests.fakes.machines import NVJITLINK_SYMBOLS, gpu_machine, lib_dir
-from tests.fakes.nvml import FakeGpu, FakeNvml
+from tests.fakes.nvml import FakeNvml
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, explain_lines, fix_values, gpu_cc
-from tfgpu.knowledge.gpu_memory import GIB
 from tfgpu.knowledge.signatures import LogScanner
 from tfgpu.model.explanation import FactsSetAside, SetAsideReason
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable
-from tfgpu.nvml.client import MemoryInfo, ProcessInfo
 from tfgpu.report.explanation import explanation_document
 
 
@@ -332,11 +330,7 @@ OOM = (
 
 def test_an_out_of_memory_says_who_holds_this_machines_gpu_now_and_both_readings(tmp_path):
     m = gpu_machine(tmp_path)
-    used = 100 * GIB
-    m.nvml = FakeNvml(
-        [replace(FakeGpu(), memory_info=MemoryInfo(140 * GIB, used, 40 * GIB), processes=(ProcessInfo(4242, used),))],
-        process_names={4242: "python3 notebook.py"},
-    )
+    m.nvml = FakeNvml.held_by(4242, "python3 notebook.py", 100)
     (problem,) = explain_lines([OOM], collect_facts(m.sources(), tfgpu_version="test")).problems
     assert problem.category == "oom"  # the facts are of now, not of the run: they add a reading, not a verdict
     assert "On this machine now, GPU 0 (" in problem.cause
