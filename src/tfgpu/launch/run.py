@@ -35,6 +35,7 @@ from tfgpu.launch.phase_recorder import VARIABLE as PHASES_VARIABLE
 from tfgpu.launch.rendezvous import SECONDS_VARIABLE, Agreement, rendezvous, rendezvous_seconds
 from tfgpu.launch.slurm import own_port_taken
 from tfgpu.model.errors import NvmlUnavailable, UsageError
+from tfgpu.model.facts import Facts
 from tfgpu.model.findings import Severity
 from tfgpu.model.phases import PhaseTimes
 from tfgpu.model.run import RunReport
@@ -135,17 +136,23 @@ def trained(watch: OutputWatch, since: float | None, busy_seconds: float) -> boo
 
 
 def failure_verdict(
-    exit_status: int, signal_number: int | None, watch: OutputWatch, no_gpu: bool | None = None
+    exit_status: int,
+    signal_number: int | None,
+    watch: OutputWatch,
+    no_gpu: bool | None = None,
+    facts: Callable[[], Facts | None] = lambda: None,
 ) -> Verdict | None:
     """A "the script failed" verdict with explain's top problems from its output, or None when it did not.
 
     A traceback counts even with exit status 0 (a script that catches and prints the error).
-    ``no_gpu``: NVML saw no NVIDIA GPU here, so TF's "no CUDA" notices are not the cause.
+    ``no_gpu``: NVML saw no NVIDIA GPU here, so TF's "no CUDA" notices are not the cause. ``facts``,
+    asked only when the script failed, make the fix this machine's exact line (the directory an
+    unreachable library is in), as ``tfgpu explain`` gives it.
     """
     if exit_status == 0 and signal_number is None and not watch.traceback_seen:
         return None
     how = f"killed by signal {signal_number}" if signal_number else f"exit status {exit_status}"
-    explanation = explain_scanner(watch.scanner, no_gpu=no_gpu)
+    explanation = explain_scanner(watch.scanner, facts(), no_gpu=no_gpu)
     problems = explanation.problems[:MAX_PROBLEMS_SHOWN]
     if not problems:
         return Verdict(
@@ -338,6 +345,7 @@ def run_command(
     warn: Callable[[str], None] | None = None,
     inform: Callable[[str], None] | None = None,
     runner: CommandRunner | None = None,
+    facts: Callable[[], Facts | None] = lambda: None,
 ) -> RunReport:
     """Run ``argv`` (N copies with ``workers``); Ctrl-C and SIGTERM are passed on to the children.
 
@@ -349,7 +357,8 @@ def run_command(
     never enters) and what would fail a multi-worker job (Keras 3's fit, a taken port, a worker
     name DNS does not know); ``inform``, what is set through the environment and how the XLA cache
     is used. ``runner`` starts the child that checks the cache's flags against the command's
-    TensorFlow (once per install); without one the cache is left off.
+    TensorFlow (once per install); without one the cache is left off. ``facts`` (this machine's, read
+    only when the command failed) make the failure's fix the exact line ``tfgpu explain`` gives.
 
     Raises:
         UsageError: the command cannot be started (not found, not executable).
@@ -365,7 +374,7 @@ def run_command(
         sampler = Sampler(nvml, indices, interval_seconds) if indices else None
         ran = _Children(argv, workers, stdout, stderr).run(envs, sampler, cache)
         phases, tracing = _read_phases(phases_file, ran.start)
-    return _report(argv, environ, ran, sampler, phases, tracing, cache, no_gpu=not indices)
+    return _report(argv, environ, ran, sampler, phases, tracing, cache, no_gpu=not indices, facts=facts)
 
 
 def _quiet(text: str) -> None:
@@ -512,6 +521,7 @@ def _report(
     cache: CachePlan | None,
     *,
     no_gpu: bool,
+    facts: Callable[[], Facts | None],
 ) -> RunReport:
     """The exit status as a shell gives it, the verdict over the training's window, and what the cache did."""
     status = next((c for c in ran.codes if c != 0), 0)
@@ -537,7 +547,7 @@ def _report(
     failed = (
         INTERRUPTED
         if signal.SIGINT in ran.stopped and exit_status != 0
-        else failure_verdict(exit_status, -status if status < 0 else None, ran.watch, no_gpu=no_gpu)
+        else failure_verdict(exit_status, -status if status < 0 else None, ran.watch, no_gpu=no_gpu, facts=facts)
     )
     judgement = judge_window(sampler, run, judged_from, since, until)
     if failed is None:

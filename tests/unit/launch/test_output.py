@@ -7,6 +7,9 @@ import os
 import threading
 from pathlib import Path
 
+from tests.fakes.machines import gpu_machine, lib_dir
+
+from tfgpu.doctor.collect import collect_facts
 from tfgpu.launch.output import OutputWatch, pump
 from tfgpu.launch.run import failure_verdict
 from tfgpu.model.findings import Severity
@@ -62,6 +65,22 @@ def test_failure_verdict_names_the_cause_from_the_output():
     assert verdict is not None and verdict.id == "script-failed" and verdict.severity is Severity.ERROR
     assert verdict.summary.startswith("The script failed (exit status 1): cuDNN could not load libnvrtc.so.12")
     assert "line 1:" in verdict.detail and 'eval "$(tfgpu env)"' in verdict.advice[0]
+
+
+def test_failure_verdict_with_this_machines_facts_gives_the_exact_line_and_reads_them_only_on_failure(tmp_path):
+    """The H200's first Keras CNN without nvidia/cuda_nvrtc/lib on the path: the line names that directory."""
+    m = gpu_machine(tmp_path)
+    m.environ = {**m.environ, "LD_LIBRARY_PATH": lib_dir(m, "cusolver")}  # tfgpu env's line of before 2026-12-02
+    read: list[bool] = []
+
+    def facts():
+        read.append(True)
+        return collect_facts(m.sources(), tfgpu_version="test")
+
+    verdict = failure_verdict(1, None, pumped(NVRTC_CRASH.encode())[0], facts=facts)
+    assert verdict is not None and verdict.advice[0].startswith(f"export LD_LIBRARY_PATH={lib_dir(m, 'cuda_nvrtc')}")
+    assert failure_verdict(0, None, pumped(KERAS_PROGRESS.read_bytes())[0], facts=facts) is None
+    assert read == [True]  # a run that did not fail reads nothing of the machine
 
 
 def test_failure_verdict_for_signals_tracebacks_and_clean_exits():

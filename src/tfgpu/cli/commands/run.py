@@ -11,6 +11,7 @@ from tfgpu.cli.environment import CliEnvironment
 from tfgpu.configure.options import BATCHNORMS, MAX_SPLIT, PRECISIONS, STRATEGIES, GpuOptions, make_options
 from tfgpu.launch.run import run_command
 from tfgpu.model.errors import DiagnosticError, UsageError
+from tfgpu.model.facts import Facts
 from tfgpu.report.sanitize import printable
 
 XLA_CHOICES: dict[str, bool | str] = {"on": True, "off": False, "auto": "auto"}
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         warn=say("warning: "),
         inform=say(""),
         runner=env.runner_factory(),
+        facts=lambda: _facts(env),
     )
     from tfgpu.report.run import render_run_json, run_summary
 
@@ -117,3 +119,10 @@ def run(args: argparse.Namespace, env: CliEnvironment) -> int:
         except UsageError as exc:  # the command's status stands: only the summary file is lost
             env.stderr.write(f"tfgpu run: {printable(str(exc))}\n")
     return report.exit_status
+
+
+def _facts(env: CliEnvironment) -> Facts | None:
+    """This machine's facts for a failed command's fix, imported here: the doctor's collectors would delay every start."""
+    from tfgpu.doctor.examine import static_facts  # ~0.1 s of imports, paid only when the command failed
+
+    return static_facts(env.sources())
