@@ -8,8 +8,6 @@
 #   bash scripts/h200_run_failure_facts.sh wait SECONDS
 set -u
 RAW=1 source scripts/h200_background.sh rff "${1:-run}" "${2:-}"
-
-
 site=/root/tfgpu-stack/site
 export LD_LIBRARY_PATH="$site/nvidia/cusolver/lib${base_ld_library_path:+:$base_ld_library_path}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$o/ld-library-path-no-nvrtc.txt"
