@@ -175,20 +175,20 @@ def _cuda_libs_install(tf_install: str, facts: Facts | None, tf_version: str | N
         runs = tuple(r for r in runs if version_key(r.cuda)[:2] == version_key(cuda)[:2]) or runs
     if not runs:
         return wheels
-    span = (
-        major_minor(runs[0].version)
-        if len(runs) == 1
-        else f"{major_minor(runs[-1].version)}-{major_minor(runs[0].version)}"
-    )
-    cudas = sorted({r.cuda for r in runs}, key=version_key)
-    cudnns = sorted({r.cudnn for r in runs}, key=version_key)
+    span = _between([major_minor(r.version) for r in runs], "-")
     keras = "; Keras 3 from TF 2.16" if version_key(runs[0].version) < (2, 16) else ""
     return (
-        f"Install CUDA {' to '.join(dict.fromkeys((cudas[0], cudas[-1])))} and cuDNN "
-        f"{' to '.join(dict.fromkeys((cudnns[0], cudnns[-1])))}, what TF {span} {'was' if len(runs) == 1 else 'were'} "
-        "built for (TensorFlow's tested build configurations), with their lib64 directory on LD_LIBRARY_PATH; or move "
-        f"to a TF built for CUDA {version_key(newest.cuda)[0]}: {tf_install}   (TF {major_minor(newest.version)}'s API{keras})"
+        f"Install CUDA {_between([r.cuda for r in runs])} and cuDNN {_between([r.cudnn for r in runs])}, "
+        f"what TF {span} {'was' if len(runs) == 1 else 'were'} built for (TensorFlow's tested build configurations), "
+        "with their lib64 directory on LD_LIBRARY_PATH; or move to a TF built for CUDA "
+        f"{version_key(newest.cuda)[0]}: {tf_install}   (TF {major_minor(newest.version)}'s API{keras})"
     )
+
+
+def _between(versions: list[str], joiner: str = " to ") -> str:
+    """The lowest and the highest of ``versions`` ("11.0 to 11.8"), or the one when they are all the same."""
+    ordered = sorted(set(versions), key=version_key)
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]}{joiner}{ordered[-1]}"
 
 
 def _wheel_values(

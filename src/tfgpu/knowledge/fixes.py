@@ -265,8 +265,8 @@ def unbindable_note(facts: Facts) -> str | None:
     if not stuck:
         return None
     return "; ".join(
-        f"{copy.path} lacks symbols {loader_name(lib)} binds and no copy here "
-        f"defines them, which no line can fix: {upgrade_dependency(facts, lib.soname, libs.cuda_major)}"
+        f"{_lacking_everywhere_said(lib, copy)}, which no line can fix: "
+        f"{upgrade_dependency(facts, lib.soname, libs.cuda_major)}"
         for lib, copy in stuck
     )
 
@@ -284,12 +284,17 @@ def unbindable_here(facts: Facts) -> str | None:
         "; ".join(
             f"{copy.path} is found first and lacks symbols {loader_name(lib)} binds; {usable.path} defines them"
             if (usable := lib.bindable) is not None
-            else f"{copy.path} lacks symbols {loader_name(lib)} binds and no copy here defines them"
+            else _lacking_everywhere_said(lib, copy)
             for lib in libs.libraries
             if (copy := lib.unbindable) is not None
         )
         or None
     )
+
+
+def _lacking_everywhere_said(lib: CudaLibrary, copy: LibraryCopy) -> str:
+    """``copy``, the one loaded, lacks symbols the loader binds, and no copy here has them: said once for both notes."""
+    return f"{copy.path} lacks symbols {loader_name(lib)} binds and no copy here defines them"
 
 
 def load_fix_lines(facts: Facts) -> list[str]:

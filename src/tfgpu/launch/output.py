@@ -36,7 +36,6 @@ class OutputWatch:
 
     def __init__(self) -> None:
         self._scanner: LogScanner | None = None
-        self._building = threading.Lock()
         self.epoch_seconds: list[float] = []
         self.xla_seen = False
         self.traceback_seen = False
@@ -44,12 +43,12 @@ class OutputWatch:
         """The last traceback's exception, whole: Keras 3 explains a shape mismatch over several lines."""
         self._in_traceback = False
         self._collecting = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # feed() holds it when it first asks for the scanner
 
     @property
     def scanner(self) -> LogScanner:
         """Explain's matcher, built on first use: ``tfgpu run`` starts the command first (the base takes ~0.3 s to load)."""
-        with self._building:
+        with self._lock:
             if self._scanner is None:
                 self._scanner = LogScanner()
             return self._scanner
