@@ -76,6 +76,7 @@ LATE_SETS = {
     "2026-12-06b": (2241, 2260),
     "2026-12-06c": (2261, 2320),
     "2026-12-06d": (2321, 2389),
+    "2026-12-07": (2390, 2453),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
