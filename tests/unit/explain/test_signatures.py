@@ -148,6 +148,7 @@ def _also_line(signature: Signature) -> str:
         "gpu-list-indexed-empty": "IndexError: list index out of range",
         "tf-keras-of-another-tf": '  File "/tmp/k/overlay-tf_keras-2.15.1/tf_keras/src/saving/legacy/saved_model/load_context.py", line 68',
         "tf-oom-beside-jax": "import jax.numpy as jnp",
+        "xla-variable-on-other-device": "@tf.function(jit_compile=True)",
     }
     return samples[signature.id]
 
@@ -3093,3 +3094,71 @@ def test_no_pattern_ends_in_a_blank_that_a_line_ending_there_lacks():
         top_problem("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'")[0] == "ptxas-too-old-for-gpu"
     )
     assert top_problem("No OpKernel was registered to support Op 'NcclAllReduce'")[0] == "nccl-allreduce-no-kernel"
+
+
+def test_set_2026_12_07_options_tfgpu_turns_on_are_named_and_their_neighbours_are_not():
+    # Each line is a development log's (the thirty-ninth late set), or its neighbour that must not match.
+    assert top_problem(
+        "ValueError: Tensor conversion requested dtype float16 for Tensor with dtype float32: <tf.Tensor>"
+    )[0] == ("mixed-precision-dtype-mismatch")
+    assert top_problem("ValueError: Tensor conversion requested dtype int64 for Tensor with dtype int32: <tf.Tensor>")[
+        0
+    ] != ("mixed-precision-dtype-mismatch")
+    assert top_problem(
+        "TypeError: Value passed to parameter 'scale' has DataType float16 not in list of allowed values: float32"
+    ) == (
+        "float16-model-op-needs-float32",
+        {"low": "float16"},
+    )
+    assert top_problem(
+        "No registered 'EagerPyFunc' OpKernel for XLA_GPU_JIT devices compatible with node {{node EagerPyFunc}}"
+    ) == (
+        "xla-op-without-kernel",
+        {"op": "EagerPyFunc"},
+    )
+    assert (
+        top_problem("NotFoundError: No registered 'Foo' OpKernel for GPU devices compatible with node Foo")[0]
+        != "xla-op-without-kernel"
+    )
+    assert top_problem("ValueError: Batch size: 32 is not divisible by num_workers: 3") == (
+        "batch-not-divisible-by-replicas",
+        {"batch": "32", "replicas": "3"},
+    )
+    assert (
+        top_problem("AttributeError: 'LossScaleOptimizer' object has no attribute 'get_scaled_loss'")[0]
+        == "keras3-loss-scale-optimizer-api"
+    )
+    assert top_problem("F gpu_cudamallocasync_allocator.cc:390] Trying to set the stream twice. This isn't supported.")[
+        0
+    ] == ("cuda-malloc-async-stream-twice")
+
+
+def test_a_package_module_named_tensorflow_py_does_not_shadow_the_package():
+    # slideflow/model/tensorflow.py is slideflow's submodule, imported by its dotted name; a file that hides the
+    # package runs as a top-level module (the frame Python names "<module>").
+    log = [
+        '  File "/home/u/slideflow/slideflow/model/tensorflow.py", line 1045, in __init__',
+        "    policy = tf.keras.mixed_precision.experimental.Policy(policy_str)",
+        "AttributeError: module 'keras.api._v2.keras.mixed_precision' has no attribute 'experimental'",
+    ]
+    hits = [h.signature.id for h in scan(log).hits]
+    assert hits[0] == "mixed-precision-experimental-api-removed" and "module-shadowed-by-user-file" not in hits
+    assert (
+        top_problem('  File "/home/u/project/tensorflow.py", line 3, in <module>')[0] == "module-shadowed-by-user-file"
+    )
+
+
+def test_keras_training_without_xla_and_tf_datas_element_sharding_are_not_errors():
+    fallback = scan(
+        ["trainer.py:205: UserWarning: Model doesn't support `jit_compile=True`. Proceeding with `jit_compile=False`."]
+    )
+    assert [(h.signature.id, fallback.severity(h)) for h in fallback.hits] == [
+        ("keras-jit-compile-unsupported", Severity.WARNING)
+    ]
+    shard = scan(
+        [
+            "W auto_shard.cc:776] AUTO sharding policy will apply DATA sharding policy as it failed to apply FILE sharding policy"
+        ]
+    )
+    assert [h.signature.id for h in shard.hits] == ["benign-autoshard-falls-back-to-data"]
+    assert "MultiWorkerMirroredStrategy" in shard.hits[0].signature.cause  # says when it stops being harmless
