@@ -90,11 +90,12 @@ _QUOTE_HEADS = tuple(mark[0] for mark in _QUOTE_MARKS)
 """The first characters of ``_QUOTE_MARKS``: a line that starts with neither needs no further look."""
 _INDENTS = (" ", "\t")
 """How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
-_INFO_RECORD = re.compile(
-    r"(?:^|[\s:.])I(?:\d{4} \d\d:\d\d:\d+\.\d+ +\d+ +| +(?:tensorflow|external|xla)/)\S*\.cc:\d+\]"
+_NOTICE_RECORD = re.compile(
+    r"(?:^|[\s:.])[IW](?:\d{4} \d\d:\d\d:\d+\.\d+ +\d+ +| +(?:tensorflow|external|xla)/)\S*\.cc:\d+\]"
 )
-"""A record TensorFlow printed at INFO level (glog's "I tensorflow/...cc:NN]" or absl's "I0000 ... file.cc:NN]"),
-wherever a poster's paste puts it: TF's own word that the line reports, not complains."""
+"""A record TensorFlow printed at INFO or WARNING level (glog's "I tensorflow/...cc:NN]", "W tensorflow/...cc:NN]" or
+absl's "I0000 ... file.cc:NN]"), wherever a poster's paste puts it: TF's own word that the line reports or warns, not
+that it failed. One that no signature knows (tf.data's auto-shard notice) is not evidence of a problem by its words."""
 _CUDA_INSTALLED = re.compile(
     r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
     r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
@@ -1701,7 +1702,7 @@ class LogScanner:
         TF-TRT's warning, is about that line. Asked only where
         nothing else named a problem: not a generic symptom as written, not the
         fallback tier (a line TF printed that no signature knows is reported as such, with its
-        component's next step); a line TF printed at INFO level is not read. The problem is told by the signature of its category that applies here
+        component's next step); a line TF printed at INFO or WARNING level is not read. The problem is told by the signature of its category that applies here
         (the machine's GPU, OS, container as known) and prints no
         field of its own match (the paste filled none: a field left reads "?"), then shares the most
         features with the paste, then is the generic one (``only_alone``).
@@ -1714,7 +1715,7 @@ class LogScanner:
         lines = [
             (n, t)
             for n, t in (self._said_lines if long_log else self._first_lines)
-            if not _INFO_RECORD.search(t) and (not long_log or complains(t))
+            if not _NOTICE_RECORD.search(t) and (not long_log or complains(t))
         ]
         text = "\n".join(t for _, t in lines)
         if not lines or not complains(text):

@@ -128,3 +128,22 @@ def test_the_packaged_model_is_what_the_corpus_gives(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     build = importlib.import_module("build_resemblance")
     assert build.PACKAGED.read_text() == build.document(), "run scripts/build_resemblance.py"
+
+
+def test_a_warning_tf_printed_that_no_signature_knows_is_not_named_a_problem_by_its_words():
+    """TF's glog WARNING record is TF's own word that it only warns: before the base knew tf.data's auto-shard notice,
+    resembling its words to reports of failures made "TensorFlow sees no GPU" of two benign logs of the thirty-ninth
+    late set. The record names nothing by its words; the same words as a poster's own are still read."""
+    words = "AUTO sharding policy failed to apply FILE sharding policy: did not find a shardable source"
+    model = Resemblance.learn(
+        [("no_gpu_visible", f"{words} and the GPU is idle")] * 3 + [("oom", "OOM when allocating a tensor of memory")] * 3
+    )
+
+    def hits(line):
+        scanner = LogScanner(load_signatures(), model)
+        scanner.feed(line)
+        return scanner.result().hits
+
+    assert not hits(f"2022-04-03 16:22:04.058728: W tensorflow/core/grappler/optimizers/data/auto_shard.cc:776] {words}")
+    (guess,) = hits(words)
+    assert (guess.signature.category, guess.reading) == ("no_gpu_visible", Reading.BY_RESEMBLANCE)
