@@ -136,7 +136,8 @@ def test_a_warning_tf_printed_that_no_signature_knows_is_not_named_a_problem_by_
     late set. The record names nothing by its words; the same words as a poster's own are still read."""
     words = "AUTO sharding policy failed to apply FILE sharding policy: did not find a shardable source"
     model = Resemblance.learn(
-        [("no_gpu_visible", f"{words} and the GPU is idle")] * 3 + [("oom", "OOM when allocating a tensor of memory")] * 3
+        [("no_gpu_visible", f"{words} and the GPU is idle")] * 3
+        + [("oom", "OOM when allocating a tensor of memory")] * 3
     )
 
     def hits(line):
@@ -144,6 +145,8 @@ def test_a_warning_tf_printed_that_no_signature_knows_is_not_named_a_problem_by_
         scanner.feed(line)
         return scanner.result().hits
 
-    assert not hits(f"2022-04-03 16:22:04.058728: W tensorflow/core/grappler/optimizers/data/auto_shard.cc:776] {words}")
+    assert not hits(
+        f"2022-04-03 16:22:04.058728: W tensorflow/core/grappler/optimizers/data/auto_shard.cc:776] {words}"
+    )
     (guess,) = hits(words)
     assert (guess.signature.category, guess.reading) == ("no_gpu_visible", Reading.BY_RESEMBLANCE)
