@@ -1598,7 +1598,8 @@ class LogScanner:
         A line a problem's message matched as written is not read again, unless that message's
         conditions do not hold here (TF's out-of-memory with other processes' memory at start, on a
         paste that shows none); a line only a harmless message matched is (the poster's "TensorRT"
-        makes TensorRT's missing library a problem).
+        makes TensorRT's missing library a problem). A record TF printed at INFO or WARNING level is TF's
+        word, not the poster's: its "to avoid OOM" is no complaint of an out-of-memory.
         """
         matched = {
             n
@@ -1607,7 +1608,7 @@ class LogScanner:
             for n, _ in h.quotes
         }
         for number, line in lines:
-            if number in matched:
+            if number in matched or _NOTICE_RECORD.search(line):
                 continue
             for sig in signatures:
                 found = next((m for p in sig.paste_patterns if (m := p.search(line))), None)

@@ -3162,3 +3162,38 @@ def test_keras_training_without_xla_and_tf_datas_element_sharding_are_not_errors
     )
     assert [h.signature.id for h in shard.hits] == ["benign-autoshard-falls-back-to-data"]
     assert "MultiWorkerMirroredStrategy" in shard.hits[0].signature.cause  # says when it stops being harmless
+
+
+def test_what_tf_says_is_not_a_failure_is_a_warning_until_an_out_of_memory_follows():
+    retry = (
+        "W bfc_allocator.cc:296] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.17GiB with freed_by_count=0."
+        " The caller indicates that this is not a failure, but this may mean that there could be performance gains"
+    )
+    collect = (
+        "W bfc_allocator.cc:290] Garbage collection: deallocate free memory regions (i.e., allocations) so that we can"
+        " re-allocate a larger region to avoid OOM due to memory fragmentation."
+    )
+    for line, signature in ((retry, "allocator-retry-not-a-failure"), (collect, "allocator-garbage-collection")):
+        alone = scan([line])
+        assert [(h.signature.id, alone.severity(h)) for h in alone.hits] == [(signature, Severity.WARNING)]
+    failed = scan([retry, "ResourceExhaustedError: OOM when allocating tensor with shape[8192,65536] and type float"])
+    assert failed.severity(failed.hits[0]) is Severity.ERROR and failed.hits[0].signature.category == "oom"
+    slow = scan(
+        [
+            "WARNING:tensorflow:Callback method `on_train_batch_end` is slow compared to the batch time"
+            " (batch time: 0.0030s vs `on_train_batch_end` time: 0.0077s). Check your callbacks."
+        ]
+    )
+    (hit,) = slow.hits
+    assert (hit.signature.id, hit.groups["hook"], hit.groups["batch"]) == (
+        "keras-callback-slower-than-step",
+        "0.0077",
+        "0.0030",
+    )
+
+
+def test_a_paste_pattern_reads_a_posters_words_not_a_record_tf_printed_as_info_or_warning():
+    words = "the widget cache was trimmed to avoid OOM later"
+    assert top_problem(words)[0] == "oom-allocating-tensor-no-shape"  # a poster's "OOM" is their complaint
+    assert not scan([f"2024-01-01 00:00:00.000000: W tensorflow/core/widget/cache.cc:12] {words}"]).hits
+    assert not scan([f"I0000 00:00:1709832534.134273     948 cache.cc:12] {words}"]).hits
