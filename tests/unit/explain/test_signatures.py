@@ -3197,3 +3197,13 @@ def test_a_paste_pattern_reads_a_posters_words_not_a_record_tf_printed_as_info_o
     assert top_problem(words)[0] == "oom-allocating-tensor-no-shape"  # a poster's "OOM" is their complaint
     assert not scan([f"2024-01-01 00:00:00.000000: W tensorflow/core/widget/cache.cc:12] {words}"]).hits
     assert not scan([f"I0000 00:00:1709832534.134273     948 cache.cc:12] {words}"]).hits
+
+
+def test_tf_2_x_notices_of_a_working_run_are_named_harmless_and_their_error_twins_are_not():
+    timer = "E external/local_xla/xla/stream_executor/cuda/cuda_timer.cc:86] Delay kernel timed out: measured time has sub-optimal accuracy."
+    ended = "W0000 00:00:1796366164.121710    4021 local_rendezvous.cc:412] Local rendezvous is aborting with status: OUT_OF_RANGE: End of sequence"
+    for line, signature in ((timer, "benign-autotuner-timer-notice"), (ended, "benign-rendezvous-end-of-sequence")):
+        # logged at ERROR or WARNING level, yet nothing failed: named harmless, not left to the fallback tier
+        assert [(h.signature.id, h.signature.benign) for h in scan([line]).hits] == [(signature, True)]
+    failed = "W0000 00:00:1796596583.730780 2291 local_rendezvous.cc:412] Local rendezvous is aborting with status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16.02GiB."
+    assert top_problem(failed)[0] is not None
