@@ -1353,14 +1353,26 @@ class LogScanner:
         ]
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
         wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
+        refine: tuple[int, str, list[int]] | None = None  # the last TF record a signature matched, cut mid-sentence
         for number, line in self._pending:
             starts = _starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in _INDENTS)
             if record is not None and goes_on and self._match_joined(record, line):
                 record = None
                 continue
+            if (
+                refine is not None
+                and goes_on
+                and _tail(line)
+                and not self._matching(line, held)
+                and self._refine_joined(refine, line)
+            ):
+                self._see_also(line, also)
+                refine = None
+                continue
             matched = self._match_line(number, line, held, also)
             record = None if matched or (not starts and line[:1] in _INDENTS) else (number, line)
+            refine = (number, line, matched) if matched and starts and _cut(line) else None
             wrapped = starts or line.rstrip().endswith(":")
         self._pending = []
 
@@ -1470,6 +1482,39 @@ class LogScanner:
                 return True
         return False
 
+    def _refine_joined(self, refine: tuple[int, str, list[int]], line: str) -> bool:
+        """A TF record a signature matched, whose wrapped tail makes a more specific message of it.
+
+        TF's allocator says "… ran out of memory trying to allocate 2.17GiB with freed_by_count=0. The caller
+        indicates that this is not a failure": cut before its last sentence, the head alone reads as an
+        out-of-memory. Tried only on the line right after such a record that starts no record of its own and
+        matches nothing alone (a tail, not a message of its own); when
+        the joined record matches a signature the head did not, the joined record takes the head's place (what
+        the head matched, it matches too), and the ranking of the hits decides between them.
+        """
+        number, first, matched = refine
+        head = {self.signatures[index].id for index in matched}
+        spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
+        for joined in (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced):
+            brief = compact(joined)
+            found = self._matching(joined, self._keywords.held_in(brief, brief.lower()))
+            if any(self.signatures[index].id not in head for index, _ in found):
+                for key in head:
+                    self._unrecord(key, number, first)
+                for index, match in found:
+                    self._record(self.signatures[index], match, joined, number)
+                return True
+        return False
+
+    def _unrecord(self, key: str, number: int, line: str) -> None:
+        """Take back what one line added to a hit: its count and its quote (the hit goes where the line made it)."""
+        hit = self._hits[key]
+        hit.count -= 1
+        if hit.quotes and hit.quotes[-1] == (number, line.strip()):
+            hit.quotes.pop()
+        if hit.count <= 0:
+            del self._hits[key]
+
     def _forget_fallback(self, number: int) -> None:
         for key, hit in list(self._hits.items()):
             if hit.signature.fallback and hit.first_line == number:
@@ -1485,15 +1530,28 @@ class LogScanner:
         held: _Held,
         also: list[tuple[int, re.Pattern[str]]],
         fallback: bool = True,
-    ) -> bool:
-        """Record what the line matches; True when a specific signature matched it (a fallback alone does not count)."""
+    ) -> list[int]:
+        """Record what the line matches: the specific signatures that matched it, by index (a fallback alone counts none)."""
+        self._see_also(line, also)
+        found = self._matching(line, held)
+        for index, match in found:
+            self._record(self.signatures[index], match, line, number)
+        if not found and fallback and held.fallback:
+            self._match_fallback(number, line, held)
+        return [index for index, _ in found]
+
+    def _see_also(self, line: str, also: list[tuple[int, re.Pattern[str]]]) -> None:
         for also_id, also_pattern in also:
             if also_id not in self._also_seen and also_pattern.search(line):
                 self._also_seen.add(also_id)
+
+    def _matching(self, line: str, held: _Held) -> list[tuple[int, re.Match[str]]]:
+        """The specific signatures the line matches (by index, each once, in base order) and their matches."""
         found = [entry for key, entries in held.sensitive if key in line for entry in entries]
         if held.insensitive:
             low = line.lower()
             found.extend(entry for key, entries in held.insensitive if key in low for entry in entries)
+        matches: list[tuple[int, re.Match[str]]] = []
         if found or self._unfiltered:
             matched: set[int] = set()
             for index, pattern in sorted((*self._unfiltered, *found), key=_by_signature):
@@ -1502,12 +1560,8 @@ class LogScanner:
                 match = pattern.search(line)
                 if match:
                     matched.add(index)
-                    self._record(self.signatures[index], match, line, number)
-            if matched:
-                return True
-        if fallback and held.fallback:
-            self._match_fallback(number, line, held)
-        return False
+                    matches.append((index, match))
+        return matches
 
     def _match_fallback(self, number: int, line: str, held: _Held) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
@@ -1823,6 +1877,18 @@ def _first(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -
 def _breaks_mid_word(first: str, line: str) -> bool:
     """Whether a line may be the rest of a word the line before it was cut in: letters or digits meet at the break, no blank or indent between."""
     return first[-1:].isalnum() and line[:1].isalnum()
+
+
+def _cut(line: str) -> bool:
+    """Whether a record may have been cut by a wrap: long, and ending mid-sentence (a word, a number, a comma)."""
+    end = line.rstrip()[-1:]
+    return len(line) >= 60 and (end.isalnum() or end == ",")
+
+
+def _tail(line: str) -> bool:
+    """Whether a line may be the rest of a sentence cut before it: it goes on in lower case, a number or a bracket."""
+    head = line.lstrip()[:1]
+    return bool(head) and (head.islower() or head.isdigit() or head in "([`'\"")
 
 
 def _starts_record(line: str) -> bool:

@@ -3207,3 +3207,15 @@ def test_tf_2_x_notices_of_a_working_run_are_named_harmless_and_their_error_twin
         assert [(h.signature.id, h.signature.benign) for h in scan([line]).hits] == [(signature, True)]
     failed = "W0000 00:00:1796596583.730780 2291 local_rendezvous.cc:412] Local rendezvous is aborting with status: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16.02GiB."
     assert top_problem(failed)[0] is not None
+
+
+def test_a_record_wrapped_before_its_last_words_is_read_whole_when_they_say_more():
+    head = "2019-10-23 16:47:58.849902: W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.17GiB with freed_by_count=0. The caller"
+    tail = "indicates that this is not a failure, but may mean that there could be performance gains if more memory were available."
+    whole = scan([head, tail])
+    assert [(h.signature.id, whole.severity(h)) for h in whole.hits] == [
+        ("allocator-retry-not-a-failure", Severity.WARNING)
+    ]
+    assert whole.hits[0].quotes == [(1, f"{head} {tail}")]
+    # a line of its own after the record is not a tail: the record keeps what it matched
+    assert [h.signature.id for h in scan([head, "Epoch 2/10"]).hits] == ["allocator-ran-out-of-memory"]
