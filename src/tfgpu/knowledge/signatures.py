@@ -1488,9 +1488,9 @@ class LogScanner:
         TF's allocator says "… ran out of memory trying to allocate 2.17GiB with freed_by_count=0. The caller
         indicates that this is not a failure": cut before its last sentence, the head alone reads as an
         out-of-memory. Tried only on the line right after such a record that starts no record of its own and
-        matches nothing alone (a tail, not a message of its own); when
-        the joined record matches a signature the head did not, the joined record takes the head's place (what
-        the head matched, it matches too), and the ranking of the hits decides between them.
+        matches nothing alone (a tail, not a message of its own). When the joined record matches a signature the
+        head did not, it takes the head's place (what the head matched, it matches too), and the ranking of the
+        hits decides between them.
         """
         number, first, matched = refine
         head = {self.signatures[index].id for index in matched}
@@ -1879,10 +1879,14 @@ def _breaks_mid_word(first: str, line: str) -> bool:
     return first[-1:].isalnum() and line[:1].isalnum()
 
 
+WRAPPED_CHARS = 60
+"""The shortest line a wrap may have cut: terminals and posts wrap at 80 columns or more, less a timestamp's indent."""
+
+
 def _cut(line: str) -> bool:
     """Whether a record may have been cut by a wrap: long, and ending mid-sentence (a word, a number, a comma)."""
     end = line.rstrip()[-1:]
-    return len(line) >= 60 and (end.isalnum() or end == ",")
+    return len(line) >= WRAPPED_CHARS and (end.isalnum() or end == ",")
 
 
 def _tail(line: str) -> bool:
