@@ -1469,15 +1469,12 @@ class LogScanner:
         Tried only after a line that matched no specific signature, and only for the line right
         after it when that line starts no record of its own and either follows a TensorFlow log
         record or a label ending in ':' (a path broken before "undefined symbol:"), or is indented
-        (a wrapped message's tail): the common line costs nothing more. Joined with a space (a wrap at a blank), then without (a break mid-word); where letters meet letters at the break, without first ("cuDevicePrimary" / "CtxRetain" is one word). A
+        (a wrapped message's tail): the common line costs nothing more. Joined both ways (``_joinings``); a
         fallback the record's first half met alone gives way to what the whole record says.
         """
         number, first = record
-        spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
-        for joined in (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced):
-            brief = compact(joined)
-            held = self._keywords.held_in(brief, brief.lower())
-            if self._match_line(number, joined, held, [], fallback=False):
+        for joined in _joinings(first, line):
+            if self._match_line(number, joined, self._held_by(joined), [], fallback=False):
                 self._forget_fallback(number)
                 return True
         return False
@@ -1494,10 +1491,8 @@ class LogScanner:
         """
         number, first, matched = refine
         head = {self.signatures[index].id for index in matched}
-        spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
-        for joined in (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced):
-            brief = compact(joined)
-            found = self._matching(joined, self._keywords.held_in(brief, brief.lower()))
+        for joined in _joinings(first, line):
+            found = self._matching(joined, self._held_by(joined))
             if any(self.signatures[index].id not in head for index, _ in found):
                 for key in head:
                     self._unrecord(key, number, first)
@@ -1505,6 +1500,11 @@ class LogScanner:
                     self._record(self.signatures[index], match, joined, number)
                 return True
         return False
+
+    def _held_by(self, line: str) -> _Held:
+        """The keywords one joined line holds (a block's are read once for all its lines)."""
+        brief = compact(line)
+        return self._keywords.held_in(brief, brief.lower())
 
     def _unrecord(self, key: str, number: int, line: str) -> None:
         """Take back what one line added to a hit: its count and its quote (the hit goes where the line made it)."""
@@ -1881,6 +1881,16 @@ def _breaks_mid_word(first: str, line: str) -> bool:
 
 WRAPPED_CHARS = 60
 """The shortest line a wrap may have cut: terminals and posts wrap at 80 columns or more, less a timestamp's indent."""
+
+
+def _joinings(first: str, line: str) -> tuple[str, str]:
+    """A line and its continuation joined both ways, the likelier first.
+
+    With a space (a wrap at a blank), and without (a break mid-word), which goes first where letters meet
+    letters at the break ("cuDevicePrimary" / "CtxRetain" is one word).
+    """
+    spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
+    return (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced)
 
 
 def _cut(line: str) -> bool:
