@@ -81,6 +81,7 @@ FROZEN = {
     "2026-12-06c": "e97817c",
     "2026-12-07": "ce215f5",
     "2026-12-07b": "9c8aeab",
+    "2026-12-07c": "af2e17d",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
