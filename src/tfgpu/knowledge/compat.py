@@ -207,9 +207,19 @@ class GpuModel:
     source_url: str
 
 
+_RUN_TOGETHER = re.compile(r"\b(rtx|gtx|mx)(?=\d)|(?<=\d)(ti|super)\b")
+"""Where people run a series and its number, or a number and its suffix, together: "RTX2080ti" is "RTX 2080 Ti"."""
+
+
 def _normalise_gpu(name: str) -> str:
-    """A GPU name without case, punctuation or the maker's and GeForce's brand words: "RTX 3080 Ti" as people write it."""
-    return re.sub(r"[^a-z0-9]+", " ", name.lower().replace("nvidia", "").replace("geforce", "")).strip()
+    """A GPU name without case, punctuation or the maker's and GeForce's brand words: "RTX 3080 Ti" as people write it.
+
+    Examples:
+        >>> _normalise_gpu("NVIDIA GeForce RTX 2080 Ti"), _normalise_gpu("RTX2080ti 11G"), _normalise_gpu("GTX1660SUPER")
+        ('rtx 2080 ti', 'rtx 2080 ti 11g', 'gtx 1660 super')
+    """
+    spaced = _RUN_TOGETHER.sub(r" \1\2 ", name.lower().replace("nvidia", "").replace("geforce", ""))
+    return re.sub(r"[^a-z0-9]+", " ", spaced).strip()
 
 
 def gpu_model(name: str) -> GpuModel | None:

@@ -518,6 +518,11 @@ _TF_VERSION = re.compile(
 """The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
 "TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed,
 and the abbreviation posters write ("TF 2.4 not using GPU", "tf-gpu 1.15")."""
+_TF_VERSION_FIELD = re.compile(
+    r"(?im)^[#* \t-]*tensor ?flow version[ \t:]*\n(?:[ \t]*\n){0,2}[ \t]*(?:tf[ -]?)?v?(\d+\.\d+)(?:\.\d+)?\b"
+)
+"""The TF release GitHub's issue form gives under its own heading: "### TensorFlow version", a blank line, "2.10".
+Read in the block where a line names no release (the form's value has no word of its own to find it by)."""
 _TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?(?:@|:\s*|\s+(?:v(?:ersion)?\s*:?\s*)?)["'^~]*v?(\d+\.\d+\.\d+)""")
 """The tfjs-node(-gpu) release a log names: "tfjs-node-gpu 2.0.1", "@tensorflow/tfjs-node-gpu@1.4.0", package.json's
 "@tensorflow/tfjs-node-gpu": "^3.2.0". One run of blanks at most between the name and the release: a hostile line of blanks stays linear."""
@@ -623,6 +628,10 @@ class Signature:
     """Only when the log's GPU and the CUDA whose ptxas assembles its kernels are known and that CUDA is older than
     the first release that targets the GPU (the CUDA installed, else the one TF was built for): CUDA 11.0's ptxas
     has no sm_86, which ptxas's own "non-zero error code" does not say."""
+    when_build_predates_gpu: bool = False
+    """Only when the log's GPU and TF release are known and the CUDA that release was built for is older than the first
+    CUDA that targets the GPU (``build_predates_gpu``): the cuBLAS and cuDNN of that CUDA were built before the GPU
+    existed, which a crash or TF's "Blas GEMM launch failed" alone does not say."""
     when_cudnn_below_build: bool = False
     """Only when the TF release and the cuDNN installed are known and every cuDNN installed is older than the one
     that release was built with (``cudnn_below_build``): TF's "DNN library initialization failed" alone does not
@@ -867,6 +876,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=_version(when.get("built_cuda_below")),
                 when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
+                when_build_predates_gpu=bool(when.get("build_predates_gpu", False)),
                 when_cudnn_below_build=bool(when.get("cudnn_below_build", False)),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
                 said_in_post=bool(entry.get("said_in_post", False)),
@@ -1186,6 +1196,7 @@ class LogScanner:
         self._pending: list[tuple[int, str]] = []
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
         self._said = tuple(sig for sig in self._paste if sig.said_in_post)
+        self._said_from_versions = tuple(sig for sig in self._said if told_fields(sig))
         self._first_lines: list[tuple[int, str]] = []
         self._said_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
@@ -1281,7 +1292,7 @@ class LogScanner:
         if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
             self.container_seen = _first(_CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
         if self._tf_version is None and any(word in block for word in _TF_VERSION_WORDS):
-            version = _first(_TF_VERSION, lines, _TF_VERSION_WORDS)
+            version = _first(_TF_VERSION, lines, _TF_VERSION_WORDS) or _TF_VERSION_FIELD.search(block)
             self._tf_version = version.group(1) if version else None
         if self._cudart_asked is None and "cudart" in block:
             asked = _first(_TF_CUDART, lines, ("cudart",))
@@ -1610,15 +1621,19 @@ class LogScanner:
         gpu_cc = ctx.gpu_cc or self.capability_seen or (self._named_cc() if effective.tf_version else None)
         effective = replace(effective, gpu_cc=gpu_cc)
         effective = replace(effective, kernels=_release_kernels(effective))
+        problems = [
+            h
+            for h in self._hits.values()
+            if not (h.signature.benign or h.signature.fallback) and self._applies(h, effective)
+        ]
         if self.lines <= SHORT_LOG_LINES:
             self._match_paste(effective, self._first_lines, self._paste)
-        elif not any(
-            not (h.signature.benign or h.signature.fallback) and self._applies(h, effective)
-            for h in self._hits.values()
-        ):
+        elif not problems:
             self._match_paste(
                 effective, self._said_lines, self._said
             )  # the words confirm a cause; TF's own lines come first
+        elif all(h.signature.only_alone for h in problems):
+            self._match_paste(effective, self._said_lines, self._said_from_versions)  # a symptom the versions explain
         kept = [h for h in self._hits.values() if self._applies(h, effective)]
         specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
         if not specific:
@@ -1842,6 +1857,8 @@ class LogScanner:
                 return False
         if signature.when_cuda_predates_gpu and not _cuda_predates_gpu(ctx):
             return False
+        if signature.when_build_predates_gpu and not build_predates_gpu(ctx):
+            return False
         if signature.when_cudnn_below_build and not cudnn_below_build(ctx):
             return False
         if signature.tf_min:
@@ -1948,6 +1965,8 @@ def told_fields(signature: Signature) -> frozenset[str]:
         told |= {"tf", "built"}
     if signature.when_cuda_predates_gpu:
         told |= {"cuda", "cc", "first"}
+    if signature.when_build_predates_gpu:
+        told |= {"tf", "built", "cc", "first"}
     if signature.when_cudnn_below_build:
         told |= {"tf", "built", "installed"}
     return told
@@ -1982,6 +2001,12 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
     if signature.when_cuda_predates_gpu and ctx.gpu_cc:
         cuda, first = _ptxas_cuda(ctx), first_cuda_targeting(ctx.gpu_cc)
         hit.groups.setdefault("cuda", ".".join(map(str, cuda)) if cuda else "?")
+        hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
+        hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
+    if signature.when_build_predates_gpu and ctx.gpu_cc and ctx.tf_version:
+        first = first_cuda_targeting(ctx.gpu_cc)
+        hit.groups.setdefault("tf", ctx.tf_version)
+        hit.groups.setdefault("built", built_cuda(ctx) or "?")
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
         hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
     if signature.when_cudnn_below_build and ctx.tf_version and ctx.cudnn_installed:
@@ -2019,6 +2044,33 @@ def _cuda_predates_gpu(ctx: ScanContext) -> bool:
     if first is None or cuda is None or (len(cuda) < 2 and cuda[0] == first[0]):
         return False  # a bare major ("CUDA 12") may be 12.0 or 12.9: no claim
     return cuda < first
+
+
+_SHARED_MEMORY_SHORT_OF_FAMILY = frozenset({(7, 5)})
+"""GPUs that cannot launch every kernel built for the first GPU of their major: Turing's 64 KB of shared memory is
+less than Volta's kernels may ask for (NVIDIA's Turing compatibility guide, "Compatibility between Volta and Turing")."""
+
+
+def build_predates_gpu(ctx: ScanContext) -> bool:
+    """Whether the cuBLAS and cuDNN of the CUDA the log's TF release was built for hold no kernels this GPU runs.
+
+    A TF build loads the libraries of its own CUDA. Machine code for one compute capability runs on
+    the later minors of its major, so a library of a CUDA older than the GPU (CUDA 11.0 before
+    compute capability 8.6) still serves it through its kernels for the first GPU of that major; a
+    CUDA older than that whole major (CUDA 10.x before Ampere) does not, nor does CUDA 9's for Turing,
+    whose shared memory is short of what Volta's kernels ask.
+
+    Examples:
+        >>> [build_predates_gpu(ScanContext(tf_version=v, gpu_cc=cc)) for v, cc in
+        ...  (("1.10", (7, 5)), ("1.13", (7, 5)), ("2.3", (8, 6)), ("2.4", (8, 6)), ("1.15", (7, 0)))]
+        [True, False, True, False, False]
+    """
+    first = first_cuda_targeting(ctx.gpu_cc) if ctx.gpu_cc else None
+    built = _version(built_cuda(ctx))
+    if first is None or built is None or built >= first:
+        return False
+    family = first_cuda_targeting((ctx.gpu_cc[0], 0)) if ctx.gpu_cc else None
+    return family is None or built < family or ctx.gpu_cc in _SHARED_MEMORY_SHORT_OF_FAMILY
 
 
 def _release_kernels(ctx: ScanContext) -> KernelSupport | None:

@@ -25,6 +25,7 @@ from tfgpu.knowledge.signatures import (
     _KeySet,
     _pattern_keywords,
     asks_for_gpu,
+    build_predates_gpu,
     compact,
     load_signatures,
     render_template,
@@ -76,6 +77,7 @@ CONTEXT = {
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
+    "build-predates-gpu-crash": ScanContext(tf_version="1.10", gpu_cc=(7, 5)),  # a CUDA 9.0 build on an RTX 20xx
     "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
     "gpu-below-build-minimum-found": ScanContext(tf_version="2.3"),  # the GT 630's 3.0 read from TF's device line
     "ptxas-predates-gpu": ScanContext(tf_version="2.4", gpu_cc=(8, 6)),  # CUDA 11.0's ptxas on an RTX 30xx
@@ -1068,6 +1070,32 @@ def test_a_library_tensorrt_needs_is_tensorrt_s_failure_not_a_missing_cuda_libra
         .signature.id
         == "cuda-library-not-loaded"
     )
+
+
+def test_a_crash_on_a_gpu_the_build_s_cuda_predates_is_the_missing_kernels_not_a_slow_jit():
+    # TF 1.10 is a CUDA 9.0 build and an RTX 2080 Ti is Turing: CUDA 9's libraries cannot run on it
+    report = ["Tensorflow segmentation fault with RTX2080Ti", "- TensorFlow version: 1.10.1", "details", "more"]
+    result = scan(report)
+    assert result.context.gpu_cc == (7, 5)  # the model as people run it together
+    hit = result.hits[0]
+    assert hit.signature.id == "build-predates-gpu-crash"
+    assert (hit.groups["built"], hit.groups["first"]) == ("9.0", "10.0")
+    # TF 1.13 is a CUDA 10.0 build, which targets Turing: the crash is not the build's age
+    newer = ["Tensorflow segmentation fault with RTX2080Ti", "- TensorFlow version: 1.13.1", "details", "more"]
+    assert "build-predates-gpu-crash" not in {h.signature.id for h in scan(newer).hits}
+    # CUDA 11.0's libraries serve compute capability 8.6 through their 8.0 kernels
+    assert not build_predates_gpu(ScanContext(tf_version="2.4", gpu_cc=(8, 6)))
+
+
+def test_the_issue_form_gives_the_tf_release_under_its_heading_and_versions_explain_an_empty_gpu_list():
+    report = ["GPU not detected", "### TensorFlow version", "", "2.10", "", "### CUDA/cuDNN version", "", "CUDA 12.5"]
+    result = scan([*report, "print(tf.config.list_physical_devices('GPU'))", "[]"])
+    assert (result.context.tf_version, result.context.cuda_installed) == ("2.10", ("12.5",))
+    # the empty list is a symptom; TF 2.10 built for CUDA 11.2 beside CUDA 12.5 is its cause
+    assert result.hits[0].signature.id == "tf-built-for-another-cuda"
+    # with versions that fit, the symptom is all there is to tell
+    fitting = ["GPU not detected", "### TensorFlow version", "", "2.10", "", "### CUDA/cuDNN version", "", "CUDA 11.2"]
+    assert scan([*fitting, "[]"]).hits[0].signature.category == "no_gpu_visible"
 
 
 def test_a_paste_pattern_names_a_shared_phrase_and_an_unknown_name_is_refused():
