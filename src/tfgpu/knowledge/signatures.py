@@ -629,9 +629,9 @@ class Signature:
     the first release that targets the GPU (the CUDA installed, else the one TF was built for): CUDA 11.0's ptxas
     has no sm_86, which ptxas's own "non-zero error code" does not say."""
     when_build_predates_gpu: bool = False
-    """Only when the log's GPU and TF release are known and the CUDA that release was built for is older than the first
-    CUDA that targets the GPU (``build_predates_gpu``): the cuBLAS and cuDNN of that CUDA were built before the GPU
-    existed, which a crash or TF's "Blas GEMM launch failed" alone does not say."""
+    """Only when the log's GPU and TF release are known and the cuBLAS and cuDNN of the CUDA that release was built for
+    hold no kernels the GPU runs (``build_predates_gpu``: that CUDA predates the GPU's architecture), which a crash or
+    TF's "Blas GEMM launch failed" alone does not say."""
     when_cudnn_below_build: bool = False
     """Only when the TF release and the cuDNN installed are known and every cuDNN installed is older than the one
     that release was built with (``cudnn_below_build``): TF's "DNN library initialization failed" alone does not
