@@ -1999,20 +1999,24 @@ def _tell_versions(hit: Hit, ctx: ScanContext) -> None:
     if signature.when_built_cuda_below and ctx.tf_version:
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
     if signature.when_cuda_predates_gpu and ctx.gpu_cc:
-        cuda, first = _ptxas_cuda(ctx), first_cuda_targeting(ctx.gpu_cc)
+        cuda = _ptxas_cuda(ctx)
         hit.groups.setdefault("cuda", ".".join(map(str, cuda)) if cuda else "?")
-        hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
-        hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
+        _tell_gpu(hit, ctx.gpu_cc)
     if signature.when_build_predates_gpu and ctx.gpu_cc and ctx.tf_version:
-        first = first_cuda_targeting(ctx.gpu_cc)
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
-        hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
-        hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
+        _tell_gpu(hit, ctx.gpu_cc)
     if signature.when_cudnn_below_build and ctx.tf_version and ctx.cudnn_installed:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cudnn(ctx) or "?")
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
+
+
+def _tell_gpu(hit: Hit, cc: tuple[int, int]) -> None:
+    """The GPU's compute capability and the first CUDA that targets it, for a comparison of a CUDA with the GPU."""
+    first = first_cuda_targeting(cc)
+    hit.groups.setdefault("cc", "{}.{}".format(*cc))
+    hit.groups.setdefault("first", "{}.{}".format(*first) if first else "?")
 
 
 def other_major(want: str, installed: tuple[str, ...] | None) -> bool:
@@ -2065,11 +2069,12 @@ def build_predates_gpu(ctx: ScanContext) -> bool:
         ...  (("1.10", (7, 5)), ("1.13", (7, 5)), ("2.3", (8, 6)), ("2.4", (8, 6)), ("1.15", (7, 0)))]
         [True, False, True, False, False]
     """
-    first = first_cuda_targeting(ctx.gpu_cc) if ctx.gpu_cc else None
-    built = _version(built_cuda(ctx))
+    if not ctx.gpu_cc:
+        return False
+    first, built = first_cuda_targeting(ctx.gpu_cc), _version(built_cuda(ctx))
     if first is None or built is None or built >= first:
         return False
-    family = first_cuda_targeting((ctx.gpu_cc[0], 0)) if ctx.gpu_cc else None
+    family = first_cuda_targeting((ctx.gpu_cc[0], 0))
     return family is None or built < family or ctx.gpu_cc in _SHARED_MEMORY_SHORT_OF_FAMILY
 
 
