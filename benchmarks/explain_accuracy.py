@@ -20,7 +20,8 @@ from pathlib import Path
 from tfgpu.knowledge.archs import parse_cc
 from tfgpu.knowledge.compat import gpu_model
 from tfgpu.knowledge.resemblance import Resemblance
-from tfgpu.knowledge.signatures import LogScanner, ScanContext, Signature
+from tfgpu.knowledge.scanner import LogScanner
+from tfgpu.knowledge.signatures import ScanContext, Signature
 from tfgpu.model.findings import Severity
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "errors" / "corpus.jsonl"

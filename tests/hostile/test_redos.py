@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tfgpu.knowledge.signatures import MAX_LINE_CHARS, LogScanner, load_signatures
+from tfgpu.knowledge.scanner import MAX_LINE_CHARS, LogScanner
+from tfgpu.knowledge.signatures import load_signatures
 
 FILLERS = [" ", "\t", "a", ": ", "0", "-", ".", "/", "x ", "1.", "'", '"', "=", "_", "a ", "(", ")", ", ", "a/", "a."]
 

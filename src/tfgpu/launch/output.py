@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, TextIO
 
-from tfgpu.knowledge.signatures import LogScanner, strip_ansi
+from tfgpu.knowledge.scanner import LogScanner, strip_ansi
 from tfgpu.system.runner import MAX_LINE_CHARS, LineSplitter, decoded_chunks
 
 MAX_EPOCHS = 100_000

@@ -14,7 +14,7 @@ from tests.fakes.nvml import FakeNvml
 
 from tfgpu.doctor.collect import collect_facts
 from tfgpu.explain.explain import cuda_installed, cudnn_installed, explain_file, explain_lines, fix_values, gpu_cc
-from tfgpu.knowledge.signatures import LogScanner
+from tfgpu.knowledge.scanner import LogScanner
 from tfgpu.model.explanation import FactsSetAside, SetAsideReason
 from tfgpu.model.facts import CudaLibrary, GpuFacts, LibraryCopy, LibraryFacts
 from tfgpu.model.unavailable import Unavailable

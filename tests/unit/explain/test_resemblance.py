@@ -11,7 +11,8 @@ from rich.console import Console
 
 from tfgpu.explain.explain import explain_lines
 from tfgpu.knowledge.resemblance import Resemblance, features, load_resemblance
-from tfgpu.knowledge.signatures import LogScanner, load_signatures
+from tfgpu.knowledge.scanner import LogScanner
+from tfgpu.knowledge.signatures import load_signatures
 from tfgpu.model.explanation import Reading
 from tfgpu.report.explanation import render_explanation_text
 

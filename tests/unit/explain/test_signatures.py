@@ -15,23 +15,11 @@ from hypothesis import strategies as st
 
 from tfgpu.explain.explain import fix_values
 from tfgpu.knowledge.archs import KernelSupport
+from tfgpu.knowledge.log_facts import GpuKnown, asks_for_gpu
 from tfgpu.knowledge.resemblance import load_resemblance
-from tfgpu.knowledge.signatures import (
-    BLOCK_LINES,
-    GpuKnown,
-    LogScanner,
-    ScanContext,
-    Signature,
-    _KeySet,
-    _pattern_keywords,
-    asks_for_gpu,
-    build_predates_gpu,
-    compact,
-    load_signatures,
-    render_template,
-    term_index,
-    told_fields,
-)
+from tfgpu.knowledge.scanner import BLOCK_LINES, LogScanner, _KeySet, _pattern_keywords, compact, term_index
+from tfgpu.knowledge.signatures import ScanContext, Signature, load_signatures, render_template
+from tfgpu.knowledge.version_checks import build_predates_gpu, told_fields
 from tfgpu.knowledge.words import terms
 from tfgpu.model.explanation import Reading
 from tfgpu.model.findings import Severity

@@ -1,0 +1,384 @@
+"""What a log says about the machine it came from, as patterns.
+
+The CUDA, cuDNN, TF release and driver its lines or its writer name, the GPU it shows or asks for,
+and the memory TF found free.
+
+The scanner (``scanner.py``) decides where each pattern is tried (which block, which lines); the readings
+that need no more than one match (``asks_for_gpu``, ``held_at_start``) are here.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+_FOLD_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def fold_digits(text: str) -> str:
+    """``text`` with every digit read as 0: how ``compact`` reads a block, and so how a keyword looked for in it is written.
+
+    Lines of a log that differ only in their numbers fold to one; a keyword folded so is in the
+    folded text wherever it is in the text.
+    """
+    return text.translate(_FOLD_DIGITS)
+
+
+WINDOWS_HINT = re.compile(r"\b[A-Za-z]:\\|\.dll\b")
+CONTAINER_HINT = re.compile(r"\broot@[0-9a-f]{12}:|/usr/local/nvidia/lib|/\.dockerenv|\bnvidia-docker\b|\bdocker run\b")
+"""A shell prompt with a container id for a host name, nvidia-docker's library path, or docker itself."""
+SAID_CONTAINER = re.compile(r"(?i)\b(?:docker|container|podman|singularity)\b")
+SAID_WINDOWS = re.compile(r"(?i)\bwindows\b|\bwin ?1[01]\b")
+"""Where a short paste (a title) says it ran: its words are the only context it gives."""
+SAID_WSL = re.compile(r"(?i)\bWSL ?2?\b")
+"""A post's word that TF runs under WSL: Linux on a Windows machine, where "Windows 11" names the host, not the OS TF
+runs on (TF's GPU builds for Linux serve it, native Windows' GPU limits do not apply)."""
+LOG_RECORD = re.compile(
+    r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
+)
+"""The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
+QUOTE_MARKS = ("> ", "# ")
+"""How a reply quotes a pasted log ("> ") and a script or README comments one out ("# ")."""
+QUOTE_HEADS = tuple(mark[0] for mark in QUOTE_MARKS)
+"""The first characters of ``QUOTE_MARKS``: a line that starts with neither needs no further look."""
+INDENTS = (" ", "\t")
+"""How a wrapped message's continuation starts when a paste or a terminal indents it ("but source was\n    compiled with")."""
+NOTICE_RECORD = re.compile(
+    r"(?:^|[\s:.])[IW](?:\d{4} \d\d:\d\d:\d+\.\d+ +\d+ +| +(?:tensorflow|external|xla)/)\S*\.cc:\d+\]"
+)
+"""A record TensorFlow printed at INFO or WARNING level (glog's "I tensorflow/...cc:NN]", "W tensorflow/...cc:NN]" or
+absl's "I0000 ... file.cc:NN]"), wherever a poster's paste puts it: TF's own word that the line reports or warns, not
+that it failed. One that no signature knows (tf.data's auto-shard notice) is not evidence of a problem by its words."""
+CUDA_INSTALLED = re.compile(
+    r"Cuda compilation tools, release (\d+\.\d+)|/cuda[-/](\d+\.\d+)(?:/|\b)|\bcudatoolkit\s*(?:==?|\s)\s*(\d+\.\d+)|"
+    r"GPU Computing Toolkit[\\/]CUDA[\\/]v(\d+\.\d+)|"
+    r"\b[Cc](?:UDA|uda) ?(\d+\.\d+|1[1-9](?!\.\d)) (?:is )?installed\b(?! (?:in the past|before|previously|earlier))|"
+    r"\b[Ii]nstalled [Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?(\d+\.\d+|1[1-9](?![.\d]))\b|"
+    r"\b(?:[Tt]ensor[Ff]low|TF|tf)(?:[ -]gpu)?(?:\s+version)?[:= -]*v?\d+\.\d+(?:\.\d+)?(?:\s*(?:with|and|\+|,|/)\s*|[ \t]{1,3})(?:the\s+)?[Cc](?:UDA|uda)(?:[ -]?[Tt]oolkit)?[ -]?v?(\d+\.\d+)\b|\bI (?:have|got) (?:only )?[Cc](?:UDA|uda)[ -]?(\d+\.\d+)\b|"
+    r"\b(?:while|when|I'?m|I am) using [Cc](?:UDA|uda)(?:[ -]?version)?[ -]?v?(\d+\.\d+)\b|"
+    r"\b(?:I'?m|I am) running\b[^\n]{0,60}?\b[Cc](?:UDA|uda)[ -]?v?(\d+\.\d+)\b|"
+    r"\bln\s+-\w*s\w*\s+\S*?\blibcudart\.so\.(\d+(?:\.\d+)?)\s|"
+    r"\bI (?:have|got) \W{0,2}lib(?:cudart|cublas)\.so\.(\d+(?:\.\d+)?)\W{0,2} installed\b|"
+    r"\b(?:there is|there's|I (?:have|got|see|found))\b[^\n]{0,40}?\bcudart64_(\d+)\.dll\b(?![^\n]{0,12}\b(?:not|missing|is not)\b)|"
+    r"装的\s*[Cc](?:UDA|uda)\s*(?:版本)?\s*(?:是|为)?\s*v?(\d+\.\d+)|"
+    r"(?<![A-Za-z])[Cc](?:UDA|uda)\s*v?(\d+\.\d+)\s*(?:与|和|跟)\s*(?:tf|TF|[Tt]ensor[Ff]low)|"
+    r"\bsh\s+\S*?cuda_(\d+\.\d+)\.\d+(?:_[\d.]+)?_linux\.run\b|"
+    r"\b(?:re-?install|upgrade|update|downgrade)(?:e?d)?\s+(?:my\s+|the\s+)?[Cc](?:UDA|uda)(?:\s+(?:toolkit|version))?\s+to\s+(?:version\s+)?v?(\d+\.\d+)\b"
+)
+"""A CUDA toolkit the log shows installed: nvcc's banner, a versioned CUDA directory (on a
+library path, in a traceback; a cluster's environment module: /apps/cuda/10.1/lib64, "module load cuda/10.1"), conda's cudatoolkit (listed or "cudatoolkit=10.0"), Windows' CUDA\\vX.Y,
+a poster's "cuda 7.5 installed", "I installed cuda 9.1" (or "cuda toolkit 12.3", or from CUDA 11, whose sonames carry the major alone, "installed CUDA 11"), "I have only Cuda 9.0", "while using cuda-9.1", "I am using CUDA version 10.1" or "I'm running python 3.6, and cuda 10.1" (not one installed
+"before"), a TF release named with one ("tensorflow 1.14 with cuda 10.1", "TF 2.4 and CUDA 10.1", or side by side: "Tensorflow 2.10 Cuda 12.1"), "reinstall cuda to 9.1" (or "updated my CUDA version to 10.1"), NVIDIA's runfile installer run ("sudo sh
+cuda_11.1.0_455.23.05_linux.run"), the runtime a poster links under the name TF asks for ("ln -s .../libcudart.so.12
+.../libcudart.so.11.0": the runtime on disk is CUDA 12's; cudart's soname carries its CUDA release), a runtime or cuBLAS
+a poster has ("I have libcublas.so.9.2 installed") or finds on disk ("there is a file bin\\cudart64_12.dll"; a DLL's
+digits read as ``cuda_version_of`` reads them), or in Chinese "安装的cuda是10.2" (the CUDA installed is 10.2) and "cuda10.1与tensorflow1.15不兼容" (cuda 10.1 and TF 1.15
+do not fit: the CUDA a poster names beside the TF). nvidia-smi's "CUDA Version" is the driver's ceiling, not an install, and is not read."""
+_CUDA_HINTS = (
+    "cuda-1",
+    "cuda/1",
+    "ools, release",
+    "cudatoolkit",
+    "gpu computing toolkit",
+    "nstall",
+    "i have ",
+    "i got ",
+    "using cuda",
+    "m running",
+    "ln -",
+    "cudart64_",
+    "装的",
+    "与t",
+    "与 t",
+    "和t",
+    "和 t",
+    "跟t",
+    "grade",
+    "pdate",
+    "_linux.run",
+    "with cuda",
+    "and cuda",
+    ", cuda",
+    "0 cuda",
+    "+ cuda",
+    "+cuda",
+)
+"""Literals of CUDA_INSTALLED's branches (CUDA 10 and later) in lower case, looked for in a block's lower-cased
+text before the regex runs."""
+CUDA_HINT_KEYS = tuple(fold_digits(hint) for hint in _CUDA_HINTS)
+"""The hints as a ``compact`` text holds them."""
+CUDNN_INSTALLED = re.compile(
+    r"(?i)CUDA\s*/\s*cuDNN(?:\s+versions?)?[:\s#]*(?:CUDA\s*)?[\d.]+\s*(?:/|,|;|\band\b)\s*(?:cuDNN\s*)?v?(\d+\.\d+)"
+    r"|(?:install\w*\b[^\n]{0,80}?\b|装的[^\n]{0,40}?(?<![A-Za-z]))cudnn[ _-]?v?(\d{1,2}\.\d+)"
+    r"|Loaded cuDNN version (\d)(\d)\d\d\b"
+)
+"""A cuDNN the log shows installed: the issue template's "CUDA/cuDNN version: 10.1/8.0.2" or
+"CUDA/cuDNN version: CUDA 12.6; CUDNN 9.0", a poster's "I installed ... cudnn6.0" (in Chinese "装的是...cudnn-7.6.5", what was installed), TF's own "Loaded cuDNN version 8907" (8.9). A version merely named ("TF 2.3
+needs cuDNN 7.6") is not read."""
+CUDA_LISTED = re.compile(
+    r"(?im)^[\s*>#-]*CUDA(?P<pair>\s*/\s*cuDNN)?(?:[ _]versions?)?\s*[:=]?\s*(?:CUDA(?:[ _]versions?)?\s*[:=]?\s*)?"
+    r"v?(?P<cuda>\d{1,2}\.0?\d)(?:\.\d+)*"
+    r"(?P<cudnn>\s*(?:/|,|;|\band\b)\s*(?:cuDNN\s*)?v?[\d.]+)?\s*$"
+)
+"""A CUDA a report lists as its own, on a line of its own: "CUDA 10.0", "- CUDA version: 11.2", the issue template's
+"CUDA/cuDNN version: 10.1/7.6", "10.2 and 7.6.5" or "CUDA 12.6; CUDNN 9.0" (a lone number there counts only if it is a CUDA release: "8.1" is a cuDNN),
+the label said twice ("CUDA/cuDNN version: CUDA Version: 10.1") and a minor written with a zero ("10.02" is 10.2).
+Read in a log's first block only; nvidia-smi's "CUDA Version" sits inside its
+table and is the driver's ceiling, not an install."""
+GPU_EVIDENCE_KEYS = (
+    "failed call to cuInit",
+    "Successfully opened dynamic library nvcuda.dll",
+    "CUDA_ERROR_",
+    "Cannot dlopen some GPU libraries",
+    "device:GPU:",
+    "Found device ",
+    "successful NUMA node read",
+    "NVIDIA-SMI ",
+    "Driver Version: ",
+    "Num GPUs Available",
+    "pciBusID:",
+)
+"""Text that only a machine with an NVIDIA driver (or a user who wanted its GPU) produces: TF's CUDA
+driver calls and errors (cuda_driver.cc, cuda_diagnostics.cc), Windows' driver library (nvcuda.dll, which
+only the NVIDIA display driver installs) loaded, its GPU devices (gpu_device.cc,
+cuda_executor.cc), nvidia-smi's table pasted into the log, and the GPU count TensorFlow's install
+guide prints. Without any of them, TF's "GPU will not be used" reads as a CPU run. Plain substrings,
+looked for in each block of lines at once."""
+
+
+FAILURE_SAID = re.compile(r"(?i)\b(?:error|exception|traceback|fail(?:s|ed|ure)?|crash\w*)\b")
+"""A failure in a poster's own words: an error, an exception, a crash."""
+GPU_SAID = re.compile(r"(?i)gpu|cuda|cudnn|nvidia|driver")
+"""A word of the GPU stack: a failure said in a line that holds one may be the GPU's."""
+OTHER_GRAPHICS = re.compile(
+    r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b|\bApple\s+(?:Silicon|M[1-5])\b|\bM[1-5](?:\s+(?:Pro|Max|Ultra))?\s+Mac"
+)
+"""Graphics that are not NVIDIA's, named in a paste ("the GPU is Intel (R) UHD Graphics 620", "my M1 MacBook")."""
+NVIDIA_KEYS = ("NVIDIA", "nvidia", "Nvidia", "GeForce", "Quadro", "Tesla", "TITAN", "Titan", "RTX", "GTX", "pciBusID")
+"""Text that names an NVIDIA GPU or TF's device line for one: with any of it, other graphics named beside are not the only GPU."""
+NOT_NVIDIA = re.compile(r"(?i)\bnon[- ]?nvidia\b")
+"""A poster's "a non NVIDIA GPU": the word names what the machine lacks, not a GPU it has."""
+
+
+_CUINIT_FAILED = r"failed call to cuInit: (?:INTERNAL: CUDA error: Failed call to cuInit: )?"
+"""TF's cuInit failure line; from TF 2.16 XLA logs the status it got, which repeats the call before the CUDA error."""
+NO_LIBCUDA = re.compile(
+    _CUINIT_FAILED + r"(?:UNKNOWN ERROR \((?:34|303)\)|CUDA_ERROR_(?:STUB_LIBRARY|SHARED_OBJECT_INIT_FAILED))"
+)
+"""cuInit refused for want of a driver library: the CUDA toolkit's stub libcuda answered (CUDA_ERROR_STUB_LIBRARY,
+34), or none was loaded at all (TF's cuda_stub.cc answers every driver call with CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
+303, when libcuda.so.1 cannot be loaded). The call shows no driver, so no GPU. From TF 2.16 XLA logs the status it got
+("failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)", TF 2.21 on a machine without a
+driver, tests/fixtures/tf_logs/gpu-faults/gpu-build-no-gpu-ok.log)."""
+NO_DRIVER = re.compile(
+    r"Could not load dynamic library\s*['‘’\"]?(?:libcuda\.so|nvcuda\.dll)|libcuda\.so(?:\.1)?: cannot open shared object"
+    r"|Couldn't open CUDA library libcuda|failed to find libcuda\.so on this system|unable to find libcuda\.so DSO"
+    r"|kernel driver does not appear to be running on this host|/proc/driver/nvidia/version does not exist"
+    r"|" + _CUINIT_FAILED + r"(?:UNKNOWN ERROR \(303\)|CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"
+)
+"""What TF's GPU build prints where no NVIDIA driver is installed: the driver library (libcuda, nvcuda.dll) not
+loadable, cuInit answered by TF's own stub for it, no kernel module (/proc/driver/nvidia). A CPU machine prints
+it at every start."""
+NO_DRIVER_KEYS = ("libcuda", "nvcuda", "kernel driver", "nvidia/version", "cuInit")
+_TF_SAYS_NO_GPU = re.compile(
+    r"Could not find cuda drivers on your machine, GPU will not be used|if you do not have a GPU set up on your machine"
+    r"|may run slowly because this machine does not have a GPU[^\n]*|If you will use compatible GPU\(s\) not attached[^\n]*"
+)
+"""TF's own sentences about a missing GPU, which a paste may carry without their log prefix: not the poster's words
+(Keras 2's mixed-precision check prints two lines of its own without a prefix, set l's legacy-mixed-precision-cpu-ok)."""
+_ASKS_ANYWHERE = re.compile(
+    r"(?i)LD_LIBRARY_PATH[:=]\s*\S*(?:cuda|nvidia)|nvidia-smi|--gpus\b|--runtime[= ]?nvidia|nvidia-docker"
+)
+"""Setup that only someone using an NVIDIA GPU makes: CUDA or NVIDIA libraries on the library path, nvidia-smi,
+docker's GPU flags."""
+_ASKS_IN_OWN_WORDS = re.compile(
+    r"(?im)^(?![ \t]*(?:\d{4}-\d\d-\d\d[ T]\d|[IWEF]\d{4} \d\d:|(?:[IWEF] )?(?:tensorflow|external|xla)/\S*\.cc:\d+\]))"
+    r"[^\n]*?(?<![\w/.\\])(?:gpus?|cuda|cudnn|nvidia|geforce|quadro|tesla|rtx|gtx|titan|nvcc)(?![\w.]*\.(?:dll|so)\b)"
+)
+"""A GPU, CUDA or an NVIDIA model named on a line that is not a TF log record: the poster's words, a command
+(tensorflow-gpu), their code (list_physical_devices('GPU')). A library's file name (libcuda, libcudnn, cudart64_110.dll)
+or a path does not count, nor a TF record a paste cut its level and time from ("tensorflow/.../dso_loader.cc:55]
+Could not load dynamic library 'cudart64_101.dll'"): TF's own lines print those."""
+
+
+DRIVER_REPORTED = re.compile(
+    r"\b(?P<side>libcuda|kernel) reported version is:?\s*(?P<version>\d+\.\d+(?:\.\d+)?)"
+    r"|NVRM version: NVIDIA UNIX \S+ (?P<module>Kernel Module)\s+(?P<module_version>\d+\.\d+(?:\.\d+)?)"
+)
+"""TF's cuda_diagnostics lines: the driver version libcuda reports, and the one the kernel module reports
+(also read from /proc/driver/nvidia/version, whose contents TF prints before its own reading of them)."""
+
+
+def driver_release(version: str) -> tuple[int, ...]:
+    """A driver version without its trailing zero ("384.111.0" is 384.111)."""
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 2 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+CAPABILITY = re.compile(
+    r"(?i)compute ?capability:?\s*(?P<major>\d+)\.(?P<minor>\d)|\bmajor: (?P<m1>\d+) minor: (?P<m2>\d)\b"
+)
+"""TF's device lines: "compute capability: 6.1" (2.x), "computeCapability: 7.5" (2.1-2.5), "major: 6 minor: 1" (1.x)."""
+CAPABILITY_KEYS = ("apability", "major: ")
+GTX_16 = re.compile(r"(?i)\bGTX\s*16\d0\b")
+"""The GTX 16 series: Turing (7.5) without Tensor Cores."""
+
+
+def capability_of(found: re.Match[str]) -> tuple[int, int]:
+    """The (major, minor) a ``CAPABILITY`` match states, in whichever of TF's two forms it was written."""
+    if found["major"] is not None:
+        return int(found["major"]), int(found["minor"])
+    return int(found["m1"]), int(found["m2"])
+
+
+def has_tensor_cores(cc: tuple[int, int], gtx_16: bool) -> bool:
+    """Whether a GPU of compute capability ``cc`` has Tensor Cores (``gtx_16``: a GTX 16xx, Turing without them).
+
+    Examples:
+        >>> has_tensor_cores((6, 1), False), has_tensor_cores((7, 5), True), has_tensor_cores((8, 6), False)
+        (False, False, True)
+    """
+    return cc >= (7, 0) and not gtx_16
+
+
+class GpuKnown(str, Enum):
+    """Whether the log's machine has an NVIDIA GPU, as the facts or the log itself say."""
+
+    PRESENT = "present"
+    """The facts say so (``tfgpu run`` or ``explain --run`` on a GPU machine), or the log shows a driver or a GPU."""
+    ABSENT = "absent"
+    """The facts say this machine has no NVIDIA GPU, or the log does: it names only another maker's graphics,
+    or shows no NVIDIA driver (TF's GPU build could not load one) where nothing in it asks for a GPU."""
+    WANTED = "wanted"
+    """The log shows no GPU, but its writer wants one: they name a GPU, CUDA or an NVIDIA model in their own
+    words, or set up for one (CUDA on the library path, nvidia-smi, docker's GPU flags)."""
+    UNKNOWN = "unknown"
+    """None of these: a log from elsewhere with no sign of a GPU."""
+
+
+_DECLINES_GPU = re.compile(
+    r"(?i)\b(?:disable|disabling|turn(?:ing)? off|switch(?:ing)? off|without(?: any)?|"
+    r"(?:do not|don'?t|doesn'?t|does not) (?:want|need|use|have)(?: to use)?(?: any| an?)?)\s+(?:the\s+)?(?:gpus?|cuda)(?:\s+support)?\b"
+)
+"""A poster turning the GPU away ("I would like to disable cuda support", "runs without cuda", "I don't need the GPU"):
+words that name CUDA without asking for it."""
+
+
+def asks_for_gpu(text: str) -> bool:
+    """Whether a paste's own words or setup ask for an NVIDIA GPU (TF's log records are not its words).
+
+    Examples:
+        >>> asks_for_gpu("tf 2.13, cuda 12.8 cudnn 9.7.1, v100. PyTorch works.")
+        True
+        >>> asks_for_gpu("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+        ...     "dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file")
+        False
+        >>> asks_for_gpu("I have this error using debian on the docker, I would like to disable cuda support")
+        False
+    """
+    own = _DECLINES_GPU.sub(" ", _TF_SAYS_NO_GPU.sub("", text))
+    return bool(_ASKS_ANYWHERE.search(text) or _ASKS_IN_OWN_WORDS.search(own))
+
+
+MEMORY_AT_START = re.compile(
+    r"(?:totalMemory|Total memory):\s*(?P<total>[\d.]+)\s*(?P<total_unit>[KMGT]i?B)\s*"
+    r"(?:freeMemory|Free memory):\s*(?P<free>[\d.]+)\s*(?P<free_unit>[KMGT]i?B)"
+)
+"""TF 1.x's device line (1.0-1.4 on two lines, "Total memory: 7.92GiB" / "Free memory: 190.31MiB";
+1.5-1.15 on one, "totalMemory: 7.93GiB freeMemory: 7.40GiB"): the GPU's memory, and how much of it
+no process held when TF started. A Jetson's GPU ("NVIDIA Tegra X2") shares the system's memory, so little of it free
+there is RAM the system uses, not another process holding the GPU: its device line is not read so."""
+MEMORY_KEYS = ("otal memory:", "totalMemory:")
+DEVICE_RESERVED = re.compile(
+    r"Created (?:TensorFlow )?device \(?(?:/job:\S*?)?/device:GPU:\d+ with (?P<mb>\d+) MB memory\)?[^\n]*?name: (?P<name>[^,\n]+)"
+)
+"""TF 2.x's device line: the memory TF took for its allocator (what was free when it started, unless a limit was
+configured) and the GPU's name, which for data-center GPUs states the card's memory ("NVIDIA H100 80GB HBM3")."""
+DEVICE_MEMORY_SIZE = re.compile(r"deviceMemorySize: (?P<size>[\d.]+)(?P<unit>[KMGT])iB")
+"""TF 2.1-2.10's "Found device 0 with properties" line: the GPU's whole memory."""
+DEVICE_CREATED_BY = re.compile(
+    r"^[IWEF]\d{4} (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d+(?:\.\d+)?)\s+(?P<thread>\d+) gpu_device\.cc:\d+\] "
+    r"Created (?:TensorFlow )?device \S*?/device:GPU:(?P<gpu>\d+)(?:[^\n]*?pci bus id: (?P<bus>[\w:.]+))?",
+    re.MULTILINE,
+)
+"""TF 2.x's absl log line for a GPU device it created, with the logging thread (a process's main thread: its pid) and
+the time: hours, minutes and seconds, or, in the prefix absl writes before InitializeLog, seconds since the epoch
+("I0000 00:00:1796586582.571046    1776 gpu_device.cc:2043] Created device .../device:GPU:0"), and the card's PCI
+bus id: the processes of Horovod or a multi-worker job each call their own card GPU:0."""
+CREATIONS_KEPT = 16
+"""Device creations kept per card: enough for the processes of one host, and a bound on a log of many pasted runs."""
+SHARED_WITHIN_SECONDS = 60.0
+"""Two creations of one GPU by different threads this close together are two processes running at once, not two runs
+pasted one after the other."""
+NAMED_MEMORY = re.compile(r"(?<![\d.])(?P<gb>\d{1,3}) ?GB\b")
+GPU_CREATED = re.compile(r"Created (?:TensorFlow )?device \(?(?:/job:\S*?)?/device:GPU:\d|gpu_bfc_allocator\.cc")
+"""TF made a GPU device of its own: gpu_device.cc's "Created device .../device:GPU:0 with N MB memory" (TF 1.x:
+"Created TensorFlow device (...)"), or the GPU allocator each such device gets logging its settings
+(gpu_bfc_allocator.cc). A poster's "the GPU is not used" beside it is a GPU TF has, not one it lacks."""
+BYTES_PER_UNIT = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+BUSY_FREE_FRACTION = 0.5
+"""Below this share of its memory free at TF's start, other processes held most of the GPU."""
+
+
+def held_at_start(found: re.Match[str]) -> bool:
+    r"""Whether a device line shows less than half of the GPU's memory free when TF started.
+
+    Examples:
+        >>> held_at_start(MEMORY_AT_START.search("Total memory: 7.92GiB\nFree memory: 190.31MiB"))
+        True
+        >>> held_at_start(MEMORY_AT_START.search("totalMemory: 7.93GiB freeMemory: 7.40GiB"))
+        False
+    """
+    total = float(found["total"]) * BYTES_PER_UNIT[found["total_unit"][0]]
+    free = float(found["free"]) * BYTES_PER_UNIT[found["free_unit"][0]]
+    return total > 0 and free / total < BUSY_FREE_FRACTION
+
+
+def reserved_at_start_held(reserved_mb: int, total_mb: float) -> bool:
+    """Whether TF 2.x's device took less than half of the GPU's memory, as it does when others held the rest.
+
+    TF gives its allocator the memory that was free when it created the device. A configured limit
+    (``memory_limit``, a logical device) is read the same way, but users write round figures, MiB in
+    thousands or multiples of 256: those are not read as another process's memory.
+
+    Examples:
+        >>> reserved_at_start_held(1047, 80 * 1024)  # an H100 80GB another TF process held (measured, 2026-12-06)
+        True
+        >>> reserved_at_start_held(78752, 80 * 1024), reserved_at_start_held(4096, 80 * 1024)
+        (False, False)
+    """
+    configured = reserved_mb % 256 == 0 or reserved_mb % 1000 == 0
+    return not configured and total_mb > 0 and reserved_mb / total_mb < BUSY_FREE_FRACTION
+
+
+TF_CUDART = re.compile(
+    r"(?:dynamic library '?|ImportError: |Could not find ')(?P<name>libcudart\.so\.(?P<so>\d+(?:\.\d+)?)|cudart64_(?P<dll>\d+)\.dll)"
+)
+"""The CUDA runtime TensorFlow itself loads or asks for, by the soname of the CUDA it was built with: its loader's
+"Successfully opened dynamic library libcudart.so.10.1" or "Could not load dynamic library 'cudart64_110.dll'", TF 1.x's
+link-time "ImportError: libcudart.so.9.0: ..." and its Windows check "Could not find 'cudart64_90.dll'". A user's own
+``ls`` of a CUDA directory names runtimes too, but not after these words."""
+TF_VERSION = re.compile(
+    r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|\btf version[:=\s]+|tf\.__version__\W+|"
+    r"tensorflow[-=](?:gpu-)?|\btf(?:[ -]gpu)? ?(?=v?\d+\.\d))"
+    r"v?(\d+\.\d+)(?:\.\d+)?"
+)
+"""The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
+"TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed,
+and the abbreviation posters write ("TF 2.4 not using GPU", "tf-gpu 1.15")."""
+TF_VERSION_FIELD = re.compile(
+    r"(?im)^[#* \t-]*tensor ?flow version[ \t:]*\n(?:[ \t]*\n){0,2}[ \t]*(?:tf[ -]?)?v?(\d+\.\d+)(?:\.\d+)?\b"
+)
+"""The TF release GitHub's issue form gives under its own heading: "### TensorFlow version", a blank line, "2.10".
+Read in the block where a line names no release (the form's value has no word of its own to find it by)."""
+TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?(?:@|:\s*|\s+(?:v(?:ersion)?\s*:?\s*)?)["'^~]*v?(\d+\.\d+\.\d+)""")
+"""The tfjs-node(-gpu) release a log names: "tfjs-node-gpu 2.0.1", "@tensorflow/tfjs-node-gpu@1.4.0", package.json's
+"@tensorflow/tfjs-node-gpu": "^3.2.0". One run of blanks at most between the name and the release: a hostile line of blanks stays linear."""
+TFJS = re.compile(r"(?i)TensorFlow\.js\s+version[:=]?\s*v?(\d+\.\d+\.\d+)|@tensorflow/tfjs@(\d+\.\d+\.\d+)")
+"""The TensorFlow.js release a log names (its issue template's "TensorFlow.js version: 4.22.0"): tfjs-node's own since
+the two were released together (1.2.8, the monorepo), read as tfjs-node's only where a log names tfjs-node."""
+TF_VERSION_WORDS = ("ersion", "low=", "low-", "low ", "TF", "tf ", "tf-")
+"""Words a line naming TF's release holds (version, tensorflow==, tensorflow-gpu, TF 2.x, tf 1.15): TF_VERSION is tried
+only on a block that holds one."""

@@ -1,0 +1,1190 @@
+"""A streaming matcher of the signature base over log lines.
+
+Matching is built for logs of any size. Lines are matched a block at a time: the block is
+first searched for the literal keywords the patterns cannot match without (one substring test
+per keyword, in C, over ~1,000 lines at once; keywords that share a gate, a five-letter piece of
+text, are looked for only when the block holds it), then each line only for the keywords its block
+holds, and only a line that holds one is searched with the regexes. Most of a training log
+(progress bars, notices) holds none, so a line costs a few string operations. Only counts and the
+first quoted lines of each match are kept, so memory does not grow with the log.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from tfgpu.knowledge.archs import parse_cc
+from tfgpu.knowledge.compat import driver_requirement, gpu_model, libtensorflow_of_tfjs
+from tfgpu.knowledge.log_facts import (
+    BYTES_PER_UNIT,
+    CAPABILITY,
+    CAPABILITY_KEYS,
+    CONTAINER_HINT,
+    CREATIONS_KEPT,
+    CUDA_HINT_KEYS,
+    CUDA_INSTALLED,
+    CUDA_LISTED,
+    CUDNN_INSTALLED,
+    DEVICE_CREATED_BY,
+    DEVICE_MEMORY_SIZE,
+    DEVICE_RESERVED,
+    DRIVER_REPORTED,
+    FAILURE_SAID,
+    GPU_CREATED,
+    GPU_EVIDENCE_KEYS,
+    GPU_SAID,
+    GTX_16,
+    INDENTS,
+    LOG_RECORD,
+    MEMORY_AT_START,
+    MEMORY_KEYS,
+    NAMED_MEMORY,
+    NO_DRIVER,
+    NO_DRIVER_KEYS,
+    NO_LIBCUDA,
+    NOT_NVIDIA,
+    NOTICE_RECORD,
+    NVIDIA_KEYS,
+    OTHER_GRAPHICS,
+    QUOTE_HEADS,
+    QUOTE_MARKS,
+    SAID_CONTAINER,
+    SAID_WINDOWS,
+    SAID_WSL,
+    SHARED_WITHIN_SECONDS,
+    TF_CUDART,
+    TF_VERSION,
+    TF_VERSION_FIELD,
+    TF_VERSION_WORDS,
+    TFJS,
+    TFJS_NODE,
+    WINDOWS_HINT,
+    GpuKnown,
+    asks_for_gpu,
+    capability_of,
+    driver_release,
+    fold_digits,
+    has_tensor_cores,
+    held_at_start,
+    reserved_at_start_held,
+)
+from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
+from tfgpu.knowledge.signatures import (
+    Hit,
+    ScanContext,
+    Signature,
+    branches,
+    compile_pattern,
+    component_of,
+    literal_runs,
+    load_signatures,
+    said_no_gpu,
+    version_tuple,
+)
+from tfgpu.knowledge.version_checks import (
+    build_predates_gpu,
+    built_cuda,
+    cuda_predates_gpu,
+    cuda_version_of,
+    cudnn_below_build,
+    cudnn_not_for_cuda,
+    cudnn_want_not_built,
+    other_cuda,
+    other_major,
+    release_kernels,
+    tell_versions,
+    told_fields,
+    want_not_built,
+)
+from tfgpu.knowledge.words import COMMON_LOG_WORDS, content_words, terms
+from tfgpu.model.explanation import Reading
+from tfgpu.model.findings import Severity
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def strip_ansi(text: str) -> str:
+    r"""``text`` without ANSI CSI sequences (colour, cursor moves), as the matcher reads lines.
+
+    Examples:
+        >>> strip_ansi("\x1b[1m750/750\x1b[0m done")
+        '750/750 done'
+    """
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+ONE_PROBLEM_WITH = MappingProxyType({"oom_host": "oom"})
+"""Classes that are one problem with another when both are in a log: TF's "OOM when allocating ... device:CPU:0" is
+host memory (oom_host) and the generic ResourceExhaustedError (oom) at once, told by its most specific signature."""
+SHORT_LOG_LINES = 3
+"""A log this short is a pasted title or a single line: its words are read where no message matched as written."""
+SAID_LINES = 64
+"""The head of a longer log, where a report's own words are read for the signatures that allow it (``said_in_post``)."""
+NAMED_CHARS = 8192
+"""Of those words, the most searched for a GPU model's name (each of gpu_cc.csv's rows is looked for)."""
+MAX_WORD_READ_LINES = 8
+"""Error lines only the fallback tier knew, kept for reading by words."""
+
+
+@functools.lru_cache(maxsize=4)
+def _word_bags(signatures: tuple[Signature, ...]) -> tuple[tuple[frozenset[str], int], ...]:
+    """Per signature that can be told from words alone, the content words of each literal its patterns require.
+
+    A signature qualifies when it names a specific problem (not a harmless line, a generic symptom
+    or the fallback), asks nothing of the machine or of other lines, and prints no field that only
+    its own match fills; a branch needs three content words or more beside the words every TF log
+    holds, so that a bag names one message and not a common phrase.
+    """
+    bags = []
+    for index, sig in enumerate(signatures):
+        if not _readable_by_words(sig):
+            continue
+        for pattern in sig.patterns:
+            for branch in branches(pattern.pattern.removeprefix("(?i)")):
+                words = content_words(" ".join(literal_runs(branch))) - COMMON_LOG_WORDS
+                if len(words) >= 3:
+                    bags.append((words, index))
+    return tuple(bags)
+
+
+@functools.lru_cache(maxsize=4)
+def term_index(signatures: tuple[Signature, ...]) -> Mapping[str, int]:
+    """The terms that belong to one problem alone, each to the signature (of the bags' kind) it names.
+
+    A term any other category's message or example line holds (a harmless line's too) names
+    nothing: "compute capability" is in three problems' messages, "OP_REQUIRES" in the lines of
+    many, "illegal instruction" in one problem's alone. Nor does a term the category's generic
+    symptom prints (an only-alone message): "Autotuner could not find any supported configs" is
+    the generic reading of XLA's autotuner, and its words must not name the one specific cause
+    (TF32 turned off) that extends that message.
+    """
+    owners: dict[str, set[str]] = {}
+    generic: set[str] = set()
+    named: dict[str, int] = {}
+    for index, sig in enumerate(signatures):
+        for example in sig.examples:
+            for term in terms(example):
+                owners.setdefault(term, set()).add(sig.category)
+        for pattern in sig.patterns:
+            for branch in branches(pattern.pattern.removeprefix("(?i)")):
+                for term in terms(" ".join(literal_runs(branch))):
+                    owners.setdefault(term, set()).add(sig.category)
+                    if _readable_by_words(sig):
+                        named.setdefault(term, index)
+                    elif sig.only_alone and not sig.benign:
+                        generic.add(term)
+    return MappingProxyType(
+        {term: index for term, index in named.items() if len(owners[term]) == 1 and term not in generic}
+    )
+
+
+@functools.cache
+def _features_of(sig: Signature) -> frozenset[str]:
+    """What a signature's examples and required literals are compared by (as a paste is, by resemblance)."""
+    literal = " ".join(
+        run for p in sig.patterns for b in branches(p.pattern.removeprefix("(?i)")) for run in literal_runs(b)
+    )
+    return features(" ".join((*sig.examples, literal)))
+
+
+def _readable_by_words(sig: Signature) -> bool:
+    return not (sig.benign or sig.fallback or sig.only_alone) and _unconditional(sig) and not _prints_its_groups(sig)
+
+
+def _unconditional(sig: Signature) -> bool:
+    return not (
+        sig.also
+        or sig.when_os
+        or sig.tf_min
+        or sig.when_container is not None
+        or sig.when_gpu is not None
+        or sig.when_unknown_gpu_pasted
+        or sig.when_unknown_gpu_subject
+        or sig.when_gpu_held is not None
+        or sig.when_gpu_shared is not None
+        or sig.when_limit_over_gpu is not None
+        or sig.when_gpu_created is not None
+        or sig.when_driver_differs is not None
+        or sig.when_tensor_cores is not None
+        or sig.when_other_cuda
+        or sig.when_want_not_tf_cuda
+        or sig.when_want_not_tf_cudnn
+    )
+
+
+def _prints_its_groups(sig: Signature) -> bool:
+    names = {name for pattern in sig.patterns for name in pattern.groupindex}
+    return any("{" + name + "}" in text for name in names for text in (sig.title, sig.cause, sig.fix))
+
+
+MAX_QUOTES = 3
+MAX_LINE_CHARS = 4096
+BLOCK_LINES = 1024
+"""Lines matched together: the keyword search over a block costs about what one line's did."""
+
+
+@dataclass(frozen=True)
+class CudartAsked:
+    """The CUDA runtime a log's TensorFlow loads or asks for: it names the CUDA that TF was built with."""
+
+    name: str
+    """As TF names it: ``libcudart.so.11.0`` on Linux, ``cudart64_110.dll`` on Windows."""
+    cuda: str
+    """The CUDA release the name stands for (``cuda_version_of``): "11.0", "10.1", "12"."""
+
+    @property
+    def windows(self) -> bool:
+        """Whether the name is a Windows DLL: the log's TF ran on native Windows."""
+        return self.name.endswith(".dll")
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The matches of a whole log, most important first."""
+
+    hits: tuple[Hit, ...]
+    lines: int
+    long_lines: int
+    context: ScanContext
+
+    def severity(self, hit: Hit) -> Severity:
+        """How grave ``hit`` is told in this log (its ``severity_unknown_gpu`` where nothing shows a GPU)."""
+        unknown_gpu = hit.signature.severity_unknown_gpu
+        return unknown_gpu if unknown_gpu and self.context.gpu is GpuKnown.UNKNOWN else hit.signature.severity
+
+
+_Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
+_Folded = tuple[tuple[str, _Keyed], ...]
+"""A keyword with its digits folded, and the keywords (with what each stands for) that fold to it."""
+
+
+def compact(text: str) -> str:
+    """``text`` with every digit read as 0 and each of its lines once: all a keyword search of it needs.
+
+    A keyword folded the same way (``fold_digits``) is in the compact text wherever the keyword is in the text
+    (keywords hold no line break). A training log's lines mostly differ from one another only
+    in their numbers (steps, losses, times, addresses), so a block's search reads a small part
+    of it.
+    """
+    return "\n".join(dict.fromkeys(fold_digits(text).split("\n")))
+
+
+GATE_CHARS = 5
+"""The length of a gate: long enough to be rarer than the keywords' common words, short enough for several to share."""
+MIN_GATED = 3
+"""A gate stands for at least this many keywords (one saved scan for two does not pay for the gate's own)."""
+
+
+def _grams(key: str) -> set[str]:
+    """Every substring of ``key`` GATE_CHARS long."""
+    return {key[i : i + GATE_CHARS] for i in range(len(key) - GATE_CHARS + 1)}
+
+
+def _gates(keyed: _Folded) -> tuple[_Folded, tuple[tuple[str, _Folded], ...]]:
+    """Keywords split into those looked for alone and groups behind a gate: a substring every keyword of the group holds.
+
+    A text without the gate holds none of its group, so one scan stands for several. Gates are
+    chosen greedily, the one most keywords share first (ties: the first in order, so the choice
+    does not depend on hashing), and hold no blank: " not " is in every kind of text.
+    """
+    left = dict(keyed)
+    grams = {key: {g for g in _grams(key) if not any(c.isspace() for c in g)} for key in left}
+    shared = Counter(gram for key in left for gram in grams[key])  # counted once, then lowered as keys leave
+    gates: list[tuple[str, _Folded]] = []
+    while shared:
+        gate, count = min(shared.items(), key=lambda item: (-item[1], item[0]))
+        if count < MIN_GATED:
+            break
+        members = sorted(k for k in left if gate in grams[k])
+        for key in members:
+            shared.subtract(grams[key])
+        shared = +shared  # only grams some key left still holds
+        gates.append((gate, tuple((key, left.pop(key)) for key in members)))
+    return tuple(left.items()), tuple(gates)
+
+
+@dataclass(frozen=True)
+class _KeySet:
+    """Keywords to look for in a ``compact`` text: most behind a shared gate or a shorter keyword, looked for only where that is."""
+
+    alone: _Folded
+    """Keywords that hold no shorter keyword of the set and share no gate."""
+    gated: tuple[tuple[str, _Folded], ...]
+    """A gate, and the keywords (holding no shorter keyword) that all hold it."""
+    guarded: tuple[tuple[str, _Folded], ...]
+    """A keyword, and the longer keywords that hold it: a text without it holds none of them."""
+
+    @classmethod
+    def of(cls, keyed: _Keyed) -> _KeySet:
+        by_fold: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
+        for key, entries in keyed:
+            by_fold.setdefault(fold_digits(key), []).append((key, entries))
+        folded = tuple((key, tuple(entries)) for key, entries in by_fold.items())
+        free = tuple(group for group in folded if not any(other != group[0] and other in group[0] for other in by_fold))
+        guards: dict[str, list[tuple[str, _Keyed]]] = {}
+        for group in folded:
+            inside = [key for key, _ in free if key != group[0] and key in group[0]]
+            if inside:
+                guards.setdefault(max(inside, key=len), []).append(group)
+        alone, gated = _gates(free)
+        return cls(alone, gated, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
+
+    def held_in(self, text: str) -> _Keyed:
+        """The keywords a ``compact`` text holds: one C-level ``str.__contains__`` per gate and lone keyword, no Python frame per keyword."""
+        held = _holding(self.alone, text)
+        for gate, entries in self.gated:
+            if gate in text:
+                held += _holding(entries, text)
+        if held and self.guarded:
+            present = {key for key, _ in held}
+            for guard, entries in self.guarded:
+                if guard in present:
+                    held += _holding(entries, text)
+        return tuple(entry for _, entries in held for entry in entries)
+
+
+@dataclass(frozen=True)
+class _Keywords:
+    """Literal keyword -> the (signature index, pattern) that cannot match a line without it."""
+
+    sensitive: _KeySet
+    insensitive: _KeySet
+    """Keywords in lower case, looked for in the lower-cased text."""
+    fallback: _KeySet
+
+    def held_in(self, text: str, low: str) -> _Held:
+        """Only the keywords a ``compact`` text holds (``low`` is it lower-cased): a line of it holds no other.
+
+        The hot loop of a long log.
+        """
+        return _Held(self.sensitive.held_in(text), self.insensitive.held_in(low), self.fallback.held_in(text))
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The keywords a block (or a joined record) holds, by kind."""
+
+    sensitive: _Keyed
+    insensitive: _Keyed
+    fallback: _Keyed
+
+
+def _holding(keyed: _Folded, text: str) -> _Folded:
+    return tuple(itertools.compress(keyed, map(text.__contains__, (key for key, _ in keyed))))
+
+
+_PROGRESS = re.compile(
+    r"^\s{0,16}\d{1,9}/\d{1,9}\s|━|(?<!\d)\d{1,3}%\|| ETA[: ]|(?<![\d.])\d{1,6}(?:\.\d{1,3})?(?:it|s)/(?:s|it)\b"
+)
+"""A progress redraw (Keras's "12/750 ━━━", tqdm's "40%|", "ETA"): not a line to read unless it is the last."""
+
+
+_by_signature = operator.itemgetter(0)
+"""Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
+
+
+_Also = tuple[tuple[int, re.Pattern[str], tuple[tuple[str, bool], ...]], ...]
+
+
+@functools.lru_cache(maxsize=8)
+def _keyword_index(
+    signatures: tuple[Signature, ...],
+) -> tuple[_Keywords, tuple[tuple[int, re.Pattern[str]], ...], _Also]:
+    """The keyword search of a signature base: built once per base, since every scanner of it searches the same way.
+
+    Keyword -> the (signature index, pattern) that cannot match a line without it; the patterns no
+    keyword gates; and the ``also`` patterns with their literals. ``tfgpu run`` and explain build
+    one scanner per run, the benchmarks one per log.
+    """
+    sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    fallback: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+    unfiltered: list[tuple[int, re.Pattern[str]]] = []
+    for index, sig in enumerate(signatures):
+        for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
+            for key, ci in keys:
+                if sig.fallback:
+                    fallback.setdefault(key, []).append((index, pattern))
+                elif not key:
+                    unfiltered.append((index, pattern))
+                else:
+                    (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
+    keywords = _Keywords(
+        _KeySet.of(tuple(sensitive.items())),
+        _KeySet.of(tuple(insensitive.items())),
+        _KeySet.of(tuple(fallback.items())),
+    )
+    also = tuple(
+        (id(p), p, tuple((fold_digits(key), ci) for key, ci in compile_pattern(p.pattern)[1]))
+        for p in {id(p): p for s in signatures for p in s.also}.values()
+    )
+    return keywords, tuple(unfiltered), also
+
+
+class LogScanner:
+    """Feed lines one at a time; ask for the result at the end."""
+
+    def __init__(self, signatures: Iterable[Signature] | None = None, resemblance: Resemblance | None = None) -> None:
+        """``signatures`` default to the packaged base, and with them ``resemblance`` to the packaged model.
+
+        A caller with its own signatures (an earlier commit's, a benchmark's fold) brings its own
+        model, or none: the model was learnt beside the packaged base.
+        """
+        self.signatures = tuple(signatures if signatures is not None else load_signatures())
+        self.resemblance = resemblance if resemblance is not None or signatures is not None else load_resemblance()
+        self._hits: dict[str, Hit] = {}
+        self._also_seen: set[int] = set()
+        self.lines = 0
+        self.long_lines = 0
+        self._windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
+        self.windows_said = False  # a short paste's words name Windows
+        self.wsl_said = False  # the post's words name WSL: the Windows they name is the host
+        self.container_seen = False
+        self.gpu_seen = False
+        self.no_driver_seen = False
+        self.gpu_wanted = False
+        self.gpu_held_seen = False
+        self.device_reserved: tuple[int, int | None] | None = None  # TF 2.x: MiB its device took, the GPU's by name
+        self.device_memory_mb: float | None = None  # the GPU's memory, as TF 2.1-2.10's device properties state it
+        self.gpu_created_seen = False
+        self.gpu_creators: dict[str, list[tuple[float, str]]] = {}  # GPU bus id (or index) -> (seconds, thread) each
+        self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
+        self.tensor_cores_seen: bool | None = None
+        self.capability_seen: tuple[int, int] | None = None
+        self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
+        self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
+        self._tf_version: str | None = None
+        self._cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
+        self.tfjs_node_version: str | None = None
+        self.tfjs_version: str | None = None
+        self.tfjs_node_seen = False
+        self._keywords, self._unfiltered, self._also = _keyword_index(self.signatures)
+        self._pending: list[tuple[int, str]] = []
+        self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
+        self._said = tuple(sig for sig in self._paste if sig.said_in_post)
+        self._said_from_versions = tuple(sig for sig in self._said if told_fields(sig))
+        self._first_lines: list[tuple[int, str]] = []
+        self._said_lines: list[tuple[int, str]] = []
+        self._fallback_lines: list[tuple[int, str]] = []
+        self._quoted: str | None = None
+
+    @property
+    def tf_version(self) -> str | None:
+        """The TensorFlow release the log's lines first name, read from every line fed so far."""
+        self._match_pending()
+        return self._tf_version
+
+    @property
+    def cudart_asked(self) -> CudartAsked | None:
+        """The CUDA runtime TF's own lines first load or ask for, read from every line fed so far."""
+        self._match_pending()
+        return self._cudart_asked
+
+    @property
+    def windows_seen(self) -> bool:
+        """Whether a Windows path or DLL is in a line fed so far: TF ran natively on Windows."""
+        self._match_pending()
+        return self._windows_seen
+
+    def feed(self, raw: str) -> None:
+        r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
+
+        A line with ``\r`` in it is several lines to a reader: a log written with CR alone, or an
+        error that a short progress redraw covered only in part. Each part is read, except the
+        progress redraws before the last part (3,000 Keras updates on one line are one update).
+        TF 1.14 and 2.0 wrote "Could not dlopen library 'X'" where other releases write "Could not
+        load dynamic library 'X'"; the older wording is read as the newer, one message in two words.
+        """
+        self.lines += 1
+        line = raw.rstrip("\r\n")
+        if self._quoted is not None or line[:1] in QUOTE_HEADS:  # most lines: one test
+            line = self._unquote(line)
+        if "\r" not in line:
+            self._feed_part(line)
+            return
+        *before, last = line.split("\r")
+        for part in before:
+            if part.strip() and not _PROGRESS.search(part):
+                self._feed_part(part)
+        self._feed_part(last)
+
+    def _unquote(self, line: str) -> str:
+        """The line without the quote or comment mark a post put before a run of TensorFlow's records.
+
+        A reply quotes a log with "> " and a script or README comments it out with "# "; a run of
+        such lines that opens with a TF record is read as the records it quotes, so a message broken
+        across two of them is still joined ("# ...Could not load dynamic" / "# library 'libcudart...'").
+        """
+        mark = line[:2]
+        if mark not in QUOTE_MARKS:
+            self._quoted = None
+        elif mark == self._quoted or _starts_record(line[2:]):
+            self._quoted = mark
+            return line[2:]
+        else:
+            self._quoted = None
+        return line
+
+    def _feed_part(self, line: str) -> None:
+        if len(line) > MAX_LINE_CHARS:
+            self.long_lines += 1
+            line = line[:MAX_LINE_CHARS]
+        if "\x1b" in line:
+            line = strip_ansi(line)
+        if "not dlopen lib" in line:
+            line = line.replace("Could not dlopen library", "Could not load dynamic library")
+        if self.lines <= SAID_LINES and line.strip():
+            if self.lines <= SHORT_LOG_LINES:
+                self._first_lines.append((self.lines, line))
+                self.container_seen = self.container_seen or bool(SAID_CONTAINER.search(line))
+                self.windows_said = self.windows_said or bool(SAID_WINDOWS.search(line))
+            if not _starts_record(line):
+                self._said_lines.append((self.lines, line))
+                self.wsl_said = self.wsl_said or bool(SAID_WSL.search(line))
+        self._pending.append((self.lines, line))
+        if len(self._pending) >= BLOCK_LINES:
+            self._match_pending()
+
+    def _read_hints(self, block: str) -> None:
+        """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.
+
+        Each is looked for in the block's text first and in its lines only where the block holds
+        its words: most blocks are progress lines that hold none, and one search of the block is
+        cheaper than one per line. The first line that names a release or a runtime wins.
+        """
+        lines = [line for _, line in self._pending]
+        if not self._windows_seen and ("\\" in block or ".dll" in block):
+            self._windows_seen = _first(WINDOWS_HINT, lines, ("\\", ".dll")) is not None
+        if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
+            self.container_seen = _first(CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
+        if self._tf_version is None and any(word in block for word in TF_VERSION_WORDS):
+            version = _first(TF_VERSION, lines, TF_VERSION_WORDS) or TF_VERSION_FIELD.search(block)
+            self._tf_version = version.group(1) if version else None
+        if self._cudart_asked is None and "cudart" in block:
+            asked = _first(TF_CUDART, lines, ("cudart",))
+            if asked:
+                self._cudart_asked = CudartAsked(
+                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
+                )
+        if "tfjs" in block or "TensorFlow.js" in block:
+            for line in lines:
+                if "tfjs" in line or "TensorFlow.js" in line:
+                    self._read_tfjs(line)
+
+    def _read_tfjs(self, line: str) -> None:
+        """The tfjs-node release a line names, and the TensorFlow.js one (the first of each)."""
+        self.tfjs_node_seen = self.tfjs_node_seen or "tfjs-node" in line
+        if self.tfjs_node_version is None:
+            node = TFJS_NODE.search(line)
+            self.tfjs_node_version = node.group(1) if node else None
+        if self.tfjs_version is None:
+            umbrella = TFJS.search(line)
+            self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
+
+    def _gpu_shared(self) -> bool:
+        """Whether two processes' TF created the same GPU within SHARED_WITHIN_SECONDS of each other."""
+        return any(
+            first_thread != thread and abs(first - seconds) <= SHARED_WITHIN_SECONDS
+            for created in self.gpu_creators.values()
+            for index, (first, first_thread) in enumerate(created)
+            for seconds, thread in created[index + 1 :]
+        )
+
+    def _reserved_of_total(self) -> tuple[int, float] | None:
+        """TF 2.x's device line: the MiB its allocator was given, and the GPU's (by its properties, else its name)."""
+        if self.device_reserved is None:
+            return None
+        reserved, named = self.device_reserved
+        total = self.device_memory_mb or named
+        return None if total is None else (reserved, total)
+
+    def _limit_over_gpu(self) -> bool:
+        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
+        read = self._reserved_of_total()
+        return read is not None and read[0] > read[1]
+
+    def _reserved_held(self) -> bool:
+        """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
+        read = self._reserved_of_total()
+        return read is not None and reserved_at_start_held(*read)
+
+    def _libtensorflow(self) -> str | None:
+        """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
+        version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
+        return libtensorflow_of_tfjs(version) if version else None
+
+    def _match_pending(self) -> None:
+        """Match the lines fed since the last block against the keywords the block holds."""
+        if not self._pending:
+            return
+        block = "\n".join(line for _, line in self._pending)
+        self._read_hints(block)
+        brief = compact(block)
+        brief_low = brief.lower()
+        self._read_machine(block, brief_low, first=self._pending[0][0] == 1)
+        held = self._keywords.held_in(brief, brief_low)
+        also = [
+            (key, pattern)
+            for key, pattern, literals in self._also
+            if key not in self._also_seen and any(k in (brief_low if ci else brief) for k, ci in literals)
+        ]
+        record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
+        wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
+        refine: tuple[int, str, list[int]] | None = None  # the last TF record a signature matched, cut mid-sentence
+        for number, line in self._pending:
+            starts = _starts_record(line)
+            goes_on = not starts and (wrapped or line[:1] in INDENTS)
+            if record is not None and goes_on and self._match_joined(record, line):
+                record = None
+                continue
+            if (
+                refine is not None
+                and goes_on
+                and _tail(line)
+                and not self._matching(line, held)
+                and self._refine_joined(refine, line)
+            ):
+                self._see_also(line, also)
+                refine = None
+                continue
+            matched = self._match_line(number, line, held, also)
+            record = None if matched or (not starts and line[:1] in INDENTS) else (number, line)
+            refine = (number, line, matched) if matched and starts and _cut(line) else None
+            wrapped = starts or line.rstrip().endswith(":")
+        self._pending = []
+
+    def _only_other_graphics(self) -> bool:
+        """A post whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here.
+
+        A short paste is read whole; a longer post in its writer's lines (the head's, not TF's records),
+        and only where TF created no GPU device: a report's "GPU model: AMD Radeon RX 580" above
+        TF's lines for a CUDA build that found nothing.
+        """
+        if self.lines <= SHORT_LOG_LINES:
+            said = self._first_lines
+        elif self.gpu_created_seen:
+            return False
+        else:
+            said = self._said_lines
+        pasted = [NOT_NVIDIA.sub("", line) for _, line in said]
+        return any(OTHER_GRAPHICS.search(line) for line in pasted) and not any(
+            key in line for line in pasted for key in NVIDIA_KEYS
+        )
+
+    def _read_machine(self, block: str, brief_low: str, first: bool) -> None:
+        """What a block of lines says about the machine (searched per block, not per line; ``brief_low`` is its ``compact`` text lower-cased).
+
+        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
+        the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
+        only, what TF's setup and a poster's words say (``_read_start``).
+        """
+        if "reported version is" in block or "NVRM version" in block:
+            for found in DRIVER_REPORTED.finditer(block):
+                side, version = (
+                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
+                )
+                self.driver_reported.setdefault(side, version)
+        if not self.gpu_seen:
+            # A kernel module's version read by TF's diagnostics: the driver is loaded, so an NVIDIA GPU is here,
+            # whatever libcuda did (a toolkit's stub libcuda first on the path answers cuInit with 34 on such a
+            # machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults).
+            shown = NO_LIBCUDA.sub("", block) if "cuInit" in block else block
+            self.gpu_seen = any(k in shown for k in GPU_EVIDENCE_KEYS) or "kernel" in self.driver_reported
+        if first:
+            self._read_start(block, block.lower())
+        if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
+            self.gpu_created_seen = bool(GPU_CREATED.search(block))
+        if not self.gpu_held_seen and any(k in block for k in MEMORY_KEYS) and "Tegra" not in block:
+            self.gpu_held_seen = any(held_at_start(found) for found in MEMORY_AT_START.finditer(block))
+        if "gpu_device.cc" in block and "Created" in block:
+            for found in DEVICE_CREATED_BY.finditer(block):
+                seconds = int(found["h"]) * 3600 + int(found["m"]) * 60 + float(found["s"])
+                created = self.gpu_creators.setdefault(found["bus"] or found["gpu"], [])
+                if len(created) < CREATIONS_KEPT:
+                    created.append((seconds, found["thread"]))
+        if self.device_reserved is None and "MB memory" in block:
+            reserved = DEVICE_RESERVED.search(block)
+            if reserved:
+                named = NAMED_MEMORY.search(reserved["name"])
+                self.device_reserved = (int(reserved["mb"]), int(named["gb"]) * 1024 if named else None)
+        if self.device_memory_mb is None and "deviceMemorySize" in block:
+            size = DEVICE_MEMORY_SIZE.search(block)
+            if size:
+                self.device_memory_mb = float(size["size"]) * BYTES_PER_UNIT[size["unit"]] / 2**20
+        if self.tensor_cores_seen is None and any(k in block for k in CAPABILITY_KEYS):
+            capability = CAPABILITY.search(block)
+            if capability:
+                self.capability_seen = capability_of(capability)
+                self.tensor_cores_seen = has_tensor_cores(self.capability_seen, GTX_16.search(block) is not None)
+        if any(k in brief_low for k in CUDA_HINT_KEYS):
+            for found in CUDA_INSTALLED.finditer(block):
+                self.cuda_seen.setdefault(cuda_version_of(next(v for v in found.groups() if v)), None)
+
+    def _read_start(self, block: str, low: str) -> None:
+        """What the first block of a log says: TF finding no driver, the CUDA and cuDNN listed, a writer asking for a GPU.
+
+        TF looks for the driver and loads cuDNN as it sets up, and a poster's words come before what
+        they paste; a long log's later blocks are training, so these searches cost nothing there.
+        """
+        if any(k in block for k in NO_DRIVER_KEYS):
+            self.no_driver_seen = NO_DRIVER.search(block) is not None
+        if "cuda" in low:
+            for found in CUDA_LISTED.finditer(block):
+                if found["pair"] and not found["cudnn"] and driver_requirement(found["cuda"]) is None:
+                    continue  # "CUDA/cuDNN version: 8.1" with one number: a cuDNN, no CUDA release is 8.1
+                major, minor = found["cuda"].split(".")
+                self.cuda_seen.setdefault(f"{major}.{int(minor)}", None)
+        if "cudnn" in low:
+            for found in CUDNN_INSTALLED.finditer(block):
+                template, said, major, minor = found.groups()
+                self.cudnn_seen.setdefault(template or said or f"{major}.{minor}", None)
+        self.gpu_wanted = not self.gpu_seen and asks_for_gpu(block)
+
+    def _match_joined(self, record: tuple[int, str], line: str) -> bool:
+        """A message a post or a terminal broke in two: the line joined with its continuation.
+
+        Tried only after a line that matched no specific signature, and only for the line right
+        after it when that line starts no record of its own and either follows a TensorFlow log
+        record or a label ending in ':' (a path broken before "undefined symbol:"), or is indented
+        (a wrapped message's tail): the common line costs nothing more. Joined both ways (``_joinings``); a
+        fallback the record's first half met alone gives way to what the whole record says.
+        """
+        number, first = record
+        for joined in _joinings(first, line):
+            if self._match_line(number, joined, self._held_by(joined), [], fallback=False):
+                self._forget_fallback(number)
+                return True
+        return False
+
+    def _refine_joined(self, refine: tuple[int, str, list[int]], line: str) -> bool:
+        """A TF record a signature matched, whose wrapped tail makes a more specific message of it.
+
+        TF's allocator says "… ran out of memory trying to allocate 2.17GiB with freed_by_count=0. The caller
+        indicates that this is not a failure": cut before its last sentence, the head alone reads as an
+        out-of-memory. Tried only on the line right after such a record that starts no record of its own and
+        matches nothing alone (a tail, not a message of its own). When the joined record matches a signature the
+        head did not, it takes the head's place (what the head matched, it matches too), and the ranking of the
+        hits decides between them.
+        """
+        number, first, matched = refine
+        head = {self.signatures[index].id for index in matched}
+        for joined in _joinings(first, line):
+            found = self._matching(joined, self._held_by(joined))
+            if any(self.signatures[index].id not in head for index, _ in found):
+                for key in head:
+                    self._unrecord(key, number, first)
+                for index, match in found:
+                    self._record(self.signatures[index], match, joined, number)
+                return True
+        return False
+
+    def _held_by(self, line: str) -> _Held:
+        """The keywords one joined line holds (a block's are read once for all its lines)."""
+        brief = compact(line)
+        return self._keywords.held_in(brief, brief.lower())
+
+    def _unrecord(self, key: str, number: int, line: str) -> None:
+        """Take back what one line added to a hit: its count and its quote (the hit goes where the line made it)."""
+        hit = self._hits[key]
+        hit.count -= 1
+        if hit.quotes and hit.quotes[-1] == (number, line.strip()):
+            hit.quotes.pop()
+        if hit.count <= 0:
+            del self._hits[key]
+
+    def _forget_fallback(self, number: int) -> None:
+        for key, hit in list(self._hits.items()):
+            if hit.signature.fallback and hit.first_line == number:
+                if hit.count <= 1:
+                    del self._hits[key]
+                else:
+                    hit.count -= 1
+
+    def _match_line(
+        self,
+        number: int,
+        line: str,
+        held: _Held,
+        also: list[tuple[int, re.Pattern[str]]],
+        fallback: bool = True,
+    ) -> list[int]:
+        """Record what the line matches: the specific signatures that matched it, by index (a fallback alone counts none)."""
+        self._see_also(line, also)
+        found = self._matching(line, held)
+        for index, match in found:
+            self._record(self.signatures[index], match, line, number)
+        if not found and fallback and held.fallback:
+            self._match_fallback(number, line, held)
+        return [index for index, _ in found]
+
+    def _see_also(self, line: str, also: list[tuple[int, re.Pattern[str]]]) -> None:
+        for also_id, also_pattern in also:
+            if also_id not in self._also_seen and also_pattern.search(line):
+                self._also_seen.add(also_id)
+
+    def _matching(self, line: str, held: _Held) -> list[tuple[int, re.Match[str]]]:
+        """The specific signatures the line matches (by index, each once, in base order) and their matches."""
+        found = [entry for key, entries in held.sensitive if key in line for entry in entries]
+        if held.insensitive:
+            low = line.lower()
+            found.extend(entry for key, entries in held.insensitive if key in low for entry in entries)
+        matches: list[tuple[int, re.Match[str]]] = []
+        if found or self._unfiltered:
+            matched: set[int] = set()
+            for index, pattern in sorted((*self._unfiltered, *found), key=_by_signature):
+                if index in matched:
+                    continue
+                match = pattern.search(line)
+                if match:
+                    matched.add(index)
+                    matches.append((index, match))
+        return matches
+
+    def _match_fallback(self, number: int, line: str, held: _Held) -> None:
+        """The most specific fallback that matches a line nothing else explained (one at most)."""
+        found = [entry for key, entries in held.fallback if key in line for entry in entries]
+        for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
+            match = pattern.search(line)
+            if match:
+                self._record(self.signatures[index], match, line, number)
+                if len(self._fallback_lines) < MAX_WORD_READ_LINES:
+                    self._fallback_lines.append((number, line))
+                return
+
+    def _record(self, signature: Signature, match: re.Match[str], line: str, number: int) -> None:
+        hit = self._hits.get(signature.id)
+        if hit is None:
+            hit = self._hits[signature.id] = Hit(signature, first_line=number)
+        hit.count += 1
+        for name, value in match.groupdict().items():
+            if value is not None:
+                hit.groups.setdefault(name, value.strip())
+        if signature.fallback and "component" not in hit.groups:
+            component = component_of(line)
+            hit.groups.update(component=component.name, next_step=component.next_step)
+        if len(hit.quotes) < MAX_QUOTES:
+            hit.quotes.append((number, line.strip()))
+
+    def result(self, context: ScanContext | None = None) -> ScanResult:
+        """Hits whose conditions hold, ranked: problems before harmless lines, then priority, then position."""
+        self._match_pending()
+        ctx = context or ScanContext()
+        effective = ScanContext(
+            os=ctx.os or ("windows" if self._windows_seen or (self.windows_said and not self.wsl_said) else None),
+            tf_version=ctx.tf_version or self._libtensorflow() or self._tf_version,
+            container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
+            cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
+            cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),
+            no_gpu=ctx.no_gpu,
+            gpu=self._gpu_known(ctx.no_gpu),
+            gpu_held=ctx.gpu_held if ctx.gpu_held is not None else (self.gpu_held_seen or self._reserved_held()),
+            gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
+            gpu_shared=ctx.gpu_shared if ctx.gpu_shared is not None else self._gpu_shared(),
+            limit_over_gpu=ctx.limit_over_gpu if ctx.limit_over_gpu is not None else self._limit_over_gpu(),
+            driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
+            tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
+        )
+        gpu_cc = ctx.gpu_cc or self.capability_seen or (self._named_cc() if effective.tf_version else None)
+        effective = replace(effective, gpu_cc=gpu_cc)
+        effective = replace(effective, kernels=release_kernels(effective))
+        problems = [
+            h
+            for h in self._hits.values()
+            if not (h.signature.benign or h.signature.fallback) and self._applies(h, effective)
+        ]
+        if self.lines <= SHORT_LOG_LINES:
+            self._match_paste(effective, self._first_lines, self._paste)
+        elif not problems:
+            self._match_paste(
+                effective, self._said_lines, self._said
+            )  # the words confirm a cause; TF's own lines come first
+        elif all(h.signature.only_alone for h in problems):
+            self._match_paste(effective, self._said_lines, self._said_from_versions)  # a symptom the versions explain
+        kept = [h for h in self._hits.values() if self._applies(h, effective)]
+        specific = any(not (h.signature.benign or h.signature.only_alone or h.signature.fallback) for h in kept)
+        if not specific:
+            harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
+            named = any(not h.signature.benign for h in kept)  # a symptom as written, or a line no signature names
+            by_words = self._read_words(harmless) or ([] if named else self._resemble(harmless, effective))
+            by_words = [h for h in by_words if self._applies(h, effective)]
+            kept.extend(by_words)
+            specific = bool(by_words)
+        kept = [
+            h
+            for h in kept
+            if h.reading is Reading.BY_RESEMBLANCE
+            or not ((h.signature.only_alone or h.signature.fallback) and specific)
+        ]
+        explained = {n for h in kept if not h.signature.benign for n, _ in h.quotes}
+        kept = [h for h in kept if not (h.signature.benign and all(n in explained for n, _ in h.quotes))]
+        kept.sort(key=lambda h: (h.signature.benign, -h.signature.priority, h.first_line))
+        # One problem per category: "OOM when allocating" and "ResourceExhaustedError" on the
+        # same line are one out-of-memory problem, told by its most specific signature.
+        distinct: dict[str, Hit] = {}
+        for hit in kept:
+            distinct.setdefault(ONE_PROBLEM_WITH.get(hit.signature.category, hit.signature.category), hit)
+        for hit in distinct.values():
+            tell_versions(hit, effective)
+        return ScanResult(tuple(distinct.values()), self.lines, self.long_lines, effective)
+
+    def _match_paste(self, ctx: ScanContext, lines: list[tuple[int, str]], signatures: tuple[Signature, ...]) -> None:
+        """A short paste, or a longer log's own words (``said_in_post``), against the signatures' paste patterns.
+
+        A line a problem's message matched as written is not read again, unless that message's
+        conditions do not hold here (TF's out-of-memory with other processes' memory at start, on a
+        paste that shows none); a line only a harmless message matched is (the poster's "TensorRT"
+        makes TensorRT's missing library a problem). A record TF printed at INFO or WARNING level is TF's
+        word, not the poster's: its "to avoid OOM" is no complaint of an out-of-memory.
+        """
+        matched = {
+            n
+            for h in self._hits.values()
+            if not (h.signature.fallback or h.signature.benign) and self._applies(h, ctx)
+            for n, _ in h.quotes
+        }
+        for number, line in lines:
+            if number in matched or NOTICE_RECORD.search(line):
+                continue
+            for sig in signatures:
+                found = next((m for p in sig.paste_patterns if (m := p.search(line))), None)
+                if found:
+                    self._record(sig, found, line, number)
+
+    def _read_words(self, harmless: set[int]) -> list[Hit]:
+        """Signatures whose message words a kept line holds all of, else whose own terms it holds.
+
+        Read only where no message matched as written: the lines of a log of at most
+        SHORT_LOG_LINES lines, and error lines only the fallback tier knew; a line a harmless
+        signature explained is not read again. Per line, all of a message's words win over its
+        terms (an identifier such as CUDNN_STATUS_NOT_INITIALIZED, or a pair of words such as
+        "illegal instruction" that no other problem's message holds); then the most terms, then
+        the highest priority.
+        """
+        lines = (self._first_lines if self.lines <= SHORT_LOG_LINES else []) + self._fallback_lines
+        found: dict[str, Hit] = {}
+        if not lines:
+            return []
+        bags, index = _word_bags(self.signatures), term_index(self.signatures)  # built once per base, when first read
+        for number, line in dict(lines).items():
+            if number in harmless:
+                continue
+            words = content_words(line)
+            matches = [self.signatures[i] for bag, i in bags if bag <= words]
+            if not matches:
+                named = [index[t] for t in terms(line) if t in index]
+                most = max((named.count(i) for i in named), default=0)
+                matches = [self.signatures[i] for i in set(named) if named.count(i) == most]
+            if matches:
+                sig = max(matches, key=lambda s: s.priority)
+                hit = found.setdefault(sig.id, Hit(sig, first_line=number, reading=Reading.BY_WORDS))
+                hit.count += 1
+                if len(hit.quotes) < MAX_QUOTES:
+                    hit.quotes.append((number, line.strip()))
+        return list(found.values())
+
+    def _gpu_known(self, no_gpu: bool | None) -> GpuKnown:
+        """The machine's GPU as the facts (``no_gpu``) say, else as the log shows it or its writer asks for one.
+
+        A writer's word that the machine has none (another maker's graphics named alone, "a non-GPU
+        node") comes before TF's driver lines: a machine without a GPU prints those failing too.
+        """
+        if no_gpu is not None:
+            return GpuKnown.ABSENT if no_gpu else GpuKnown.PRESENT
+        if self._only_other_graphics() or any(said_no_gpu().search(line) for _, line in self._said_lines):
+            return GpuKnown.ABSENT
+        if self.gpu_seen:
+            return GpuKnown.PRESENT
+        if self.gpu_wanted:
+            return GpuKnown.WANTED
+        return GpuKnown.ABSENT if self.no_driver_seen else GpuKnown.UNKNOWN
+
+    def _other_failure_said(self) -> bool:
+        """Whether the post's own words report a failure in a line that names no part of the GPU stack.
+
+        "Error while training PPO agent" above TF's "Could not find cuda drivers on your machine" is a
+        failure of its own, and the notice beside it a CPU run's, where nothing shows a GPU.
+        """
+        return any(FAILURE_SAID.search(t) and not GPU_SAID.search(t) for _, t in self._said_lines)
+
+    def _named_cc(self) -> tuple[int, int] | None:
+        """The compute capability of the GPU model the log's own words name in its head (the first NAMED_CHARS)."""
+        text = " ".join(line for _, line in self._said_lines)[:NAMED_CHARS]
+        model = gpu_model(text) if any(k in text for k in NVIDIA_KEYS) else None
+        return parse_cc(model.compute_capability) if model else None
+
+    def _driver_differs(self) -> bool | None:
+        """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
+        libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
+        if libcuda is None or kernel is None:
+            return None
+        return driver_release(libcuda) != driver_release(kernel)
+
+    def _tensor_cores(self) -> bool | None:
+        """Tensor Cores as TF's device lines show them, else as the GPU model a short paste names has them."""
+        if self.tensor_cores_seen is not None or self.lines > SHORT_LOG_LINES:
+            return self.tensor_cores_seen
+        text = " ".join(line for _, line in self._first_lines)
+        model = gpu_model(text) if text else None
+        if model is None:
+            return None
+        return has_tensor_cores(parse_cc(model.compute_capability), GTX_16.search(model.name) is not None)
+
+    def _resemble(self, harmless: set[int], ctx: ScanContext) -> list[Hit]:
+        """The problem that a short paste, or a longer report's own words, resembles most in public reports.
+
+        A longer log is read by the lines of its poster's words (its head, not TF's log records) that
+        complain. Either is read only where no harmless line TF printed is there for them to complain of:
+        "I get this error" above a CPU machine's "failed call to cuInit", or a title "TensRT issue" above
+        TF-TRT's warning, is about that line. Asked only where
+        nothing else named a problem: not a generic symptom as written, not the
+        fallback tier (a line TF printed that no signature knows is reported as such, with its
+        component's next step); a line TF printed at INFO or WARNING level is not read. The problem is told by the signature of its category that applies here
+        (the machine's GPU, OS, container as known) and prints no
+        field of its own match (the paste filled none: a field left reads "?"), then shares the most
+        features with the paste, then is the generic one (``only_alone``).
+        """
+        if self.resemblance is None:
+            return []
+        long_log = self.lines > SHORT_LOG_LINES
+        if harmless:
+            return []  # a post about a line a harmless signature explains complains of that line
+        lines = [
+            (n, t)
+            for n, t in (self._said_lines if long_log else self._first_lines)
+            if not NOTICE_RECORD.search(t) and (not long_log or complains(t))
+        ]
+        text = "\n".join(t for _, t in lines)
+        if not lines or not complains(text):
+            return []
+        likeness = self.resemblance.nearest(text)
+        if likeness is None:
+            return []
+        candidates = [
+            s
+            for s in self.signatures
+            if s.category == likeness.category and not (s.benign or s.fallback) and self._applies(Hit(s), ctx)
+        ]
+        if not candidates:
+            return []
+        said = features(text)
+
+        def fit(sig: Signature) -> tuple[bool, int, bool, int]:
+            return (not _prints_its_groups(sig), len(said & _features_of(sig)), sig.only_alone, sig.priority)
+
+        sig = max(candidates, key=fit)
+        unknown = {name: "?" for pattern in sig.patterns for name in pattern.groupindex}
+        hit = Hit(sig, count=1, first_line=lines[0][0], groups=unknown, reading=Reading.BY_RESEMBLANCE)
+        hit.quotes.extend((n, t.strip()) for n, t in lines[:MAX_QUOTES])
+        return [hit]
+
+    def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
+        signature = hit.signature
+        if signature.when_other_cuda and not other_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+            return False
+        if signature.when_other_cudnn and not other_major(hit.groups.get("want", ""), ctx.cudnn_installed):
+            return False
+        if signature.when_cudnn_not_for_cuda and not cudnn_not_for_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+            return False
+        if signature.when_tf_cuda_differs and not other_cuda(built_cuda(ctx) or "", ctx.cuda_installed):
+            return False
+        if signature.when_want_not_tf_cuda and not want_not_built(hit.groups.get("want", ""), ctx):
+            return False
+        if signature.when_want_not_tf_cudnn and not cudnn_want_not_built(hit.groups.get("want", ""), ctx):
+            return False
+        if any(id(p) not in self._also_seen for p in signature.also):
+            return False
+        if signature.when_os and ctx.os != signature.when_os:
+            return False
+        if signature.when_container is not None and bool(ctx.container) != signature.when_container:
+            return False
+        if signature.when_gpu is not None and ctx.gpu not in signature.when_gpu:
+            return False
+        if signature.when_unknown_gpu_pasted and ctx.gpu is GpuKnown.UNKNOWN and self.lines > SHORT_LOG_LINES:
+            return False
+        if signature.when_unknown_gpu_subject and ctx.gpu is GpuKnown.UNKNOWN and self._other_failure_said():
+            return False
+        if signature.when_gpu_held is not None and bool(ctx.gpu_held) != signature.when_gpu_held:
+            return False
+        if signature.when_gpu_shared is not None and bool(ctx.gpu_shared) != signature.when_gpu_shared:
+            return False
+        if signature.when_limit_over_gpu is not None and bool(ctx.limit_over_gpu) != signature.when_limit_over_gpu:
+            return False
+        if signature.when_gpu_created is not None and bool(ctx.gpu_created) != signature.when_gpu_created:
+            return False
+        if signature.when_driver_differs is not None and bool(ctx.driver_differs) != signature.when_driver_differs:
+            return False
+        if signature.when_tensor_cores is not None and ctx.tensor_cores is not signature.when_tensor_cores:
+            return False
+        if signature.when_kernels is not None and ctx.kernels not in signature.when_kernels:
+            return False
+        if signature.when_built_cuda_below:
+            built = version_tuple(built_cuda(ctx))
+            if built is None or built >= signature.when_built_cuda_below:
+                return False
+        if signature.when_cuda_predates_gpu and not cuda_predates_gpu(ctx):
+            return False
+        if signature.when_build_predates_gpu and not build_predates_gpu(ctx):
+            return False
+        if signature.when_cudnn_below_build and not cudnn_below_build(ctx):
+            return False
+        if signature.tf_min:
+            version = version_tuple(ctx.tf_version)
+            if version is None or version < signature.tf_min:
+                return False
+        return True
+
+
+def _first(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
+    """The first match of ``pattern`` in a line that holds one of ``words`` (the test that spares the regex)."""
+    return next((m for line in lines if any(w in line for w in words) and (m := pattern.search(line))), None)
+
+
+def _breaks_mid_word(first: str, line: str) -> bool:
+    """Whether a line may be the rest of a word the line before it was cut in: letters or digits meet at the break, no blank or indent between."""
+    return first[-1:].isalnum() and line[:1].isalnum()
+
+
+WRAPPED_CHARS = 60
+"""The shortest line a wrap may have cut: terminals and posts wrap at 80 columns or more, less a timestamp's indent."""
+
+
+def _joinings(first: str, line: str) -> tuple[str, str]:
+    """A line and its continuation joined both ways, the likelier first.
+
+    With a space (a wrap at a blank), and without (a break mid-word), which goes first where letters meet
+    letters at the break ("cuDevicePrimary" / "CtxRetain" is one word).
+    """
+    spaced, unspaced = first.rstrip() + " " + line.strip(), first.rstrip() + line.strip()
+    return (unspaced, spaced) if _breaks_mid_word(first, line) else (spaced, unspaced)
+
+
+def _cut(line: str) -> bool:
+    """Whether a record may have been cut by a wrap: long, and ending mid-sentence (a word, a number, a comma)."""
+    end = line.rstrip()[-1:]
+    return len(line) >= WRAPPED_CHARS and (end.isalnum() or end == ",")
+
+
+def _tail(line: str) -> bool:
+    """Whether a line may be the rest of a sentence cut before it: it goes on in lower case, a number or a bracket."""
+    head = line.lstrip()[:1]
+    return bool(head) and (head.islower() or head.isdigit() or head in "([`'\"")
+
+
+def _starts_record(line: str) -> bool:
+    """Whether the line starts a TensorFlow log record (a string test first: most lines start none)."""
+    text = line.lstrip() if line[:1].isspace() else line  # most lines start unindented: no copy
+    head, second = text[:1], text[1:2]
+    if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
+        return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
+    return LOG_RECORD.match(line) is not None
+
+
+def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:
+    return signature.keywords or tuple((("", False),) for _ in signature.patterns)
