@@ -237,6 +237,9 @@ def _built_cuda(facts: Facts | None) -> str | None:
 READING_NOTES = {
     Reading.AS_WRITTEN: "",
     Reading.BY_WORDS: " (Named from the line's words: it is not this message as TF prints it, so check the full log.)",
+    Reading.BY_VERSIONS: (
+        " (Told from the versions the log states: no line shows the failure itself, so check that TF lists no GPU.)"
+    ),
     Reading.BY_RESEMBLANCE: (
         " (Named by resemblance: no line is a message TF prints, but public reports of this problem"
         " use these words; a guess to check against the full log.)"

@@ -150,6 +150,9 @@ FAILURE_SAID = re.compile(r"(?i)\b(?:error|exception|traceback|fail(?:s|ed|ure)?
 """A failure in a poster's own words: an error, an exception, a crash."""
 GPU_SAID = re.compile(r"(?i)gpu|cuda|cudnn|nvidia|driver")
 """A word of the GPU stack: a failure said in a line that holds one may be the GPU's."""
+FORM_FIELD = re.compile(r"[ \t]*[-*#>]*[ \t]*[A-Za-z][\w /().,-]{0,48}:[ \t]+\S")
+"""A report form's field and its value ("GPU model and memory: RTX 3090", "- CUDA/cuDNN version: 12.5/9.2.1"): what
+every report of the issue template states, whatever the report is about."""
 OTHER_GRAPHICS = re.compile(
     r"(?i)\bIntel\s*(?:\(R\)\s*)?(?:UHD|HD|Iris)\b|\bRadeon\b|\bApple\s+(?:Silicon|M[1-5])\b|\bM[1-5](?:\s+(?:Pro|Max|Ultra))?\s+Mac"
 )

@@ -37,6 +37,7 @@ from tfgpu.knowledge.log_facts import (
     DEVICE_RESERVED,
     DRIVER_REPORTED,
     FAILURE_SAID,
+    FORM_FIELD,
     GPU_CREATED,
     GPU_EVIDENCE_KEYS,
     GPU_SAID,
@@ -428,6 +429,10 @@ def _keyword_index(
     return keywords, tuple(unfiltered), also
 
 
+_VERSIONS_STATED = (TF_VERSION, CUDA_INSTALLED, CUDA_LISTED)
+"""What a line that states the TF release or the CUDA installed matches: the lines a ``Reading.BY_VERSIONS`` quotes."""
+
+
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
@@ -470,6 +475,7 @@ class LogScanner:
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
         self._said = tuple(sig for sig in self._paste if sig.said_in_post)
         self._said_from_versions = tuple(sig for sig in self._said if told_fields(sig))
+        self._versions_alone = tuple(sig for sig in self.signatures if sig.versions_alone)
         self._first_lines: list[tuple[int, str]] = []
         self._said_lines: list[tuple[int, str]] = []
         self._fallback_lines: list[tuple[int, str]] = []
@@ -912,7 +918,9 @@ class LogScanner:
         if not specific:
             harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
             named = any(not h.signature.benign for h in kept)  # a symptom as written, or a line no signature names
-            by_words = self._read_words(harmless) or ([] if named else self._resemble(harmless, effective))
+            by_words = self._read_words(harmless) or (
+                [] if named else self._by_versions(harmless, effective) or self._resemble(harmless, effective)
+            )
             by_words = [h for h in by_words if self._applies(h, effective)]
             kept.extend(by_words)
             specific = bool(by_words)
@@ -989,6 +997,27 @@ class LogScanner:
                     hit.quotes.append((number, line.strip()))
         return list(found.values())
 
+    def _by_versions(self, harmless: set[int], ctx: ScanContext) -> list[Hit]:
+        """The first ``versions_alone`` signature whose conditions hold, where no line names a problem.
+
+        Asked only where the GPU is wanted or present and TF created no device of it, where the post is about the
+        GPU (``_gpu_is_subject``: a report form states versions whatever its subject), and where no harmless
+        line TF printed is there for the post to be about (a CUDA library TF loaded says the versions serve).
+        It quotes the post's lines that state a version; the machine's facts may have given them instead.
+        """
+        if harmless or ctx.gpu not in (GpuKnown.WANTED, GpuKnown.PRESENT) or ctx.gpu_created:
+            return []
+        if not self._gpu_is_subject():
+            return []
+        for sig in self._versions_alone:
+            hit = Hit(sig, count=1, reading=Reading.BY_VERSIONS)
+            if self._applies(hit, ctx):
+                stated = [(n, t) for n, t in self._said_lines if any(p.search(t) for p in _VERSIONS_STATED)]
+                hit.quotes.extend((n, t.strip()) for n, t in stated[:MAX_QUOTES])
+                hit.first_line = stated[0][0] if stated else 0
+                return [hit]
+        return []
+
     def _gpu_known(self, no_gpu: bool | None) -> GpuKnown:
         """The machine's GPU as the facts (``no_gpu``) say, else as the log shows it or its writer asks for one.
 
@@ -1012,6 +1041,18 @@ class LogScanner:
         failure of its own, and the notice beside it a CPU run's, where nothing shows a GPU.
         """
         return any(FAILURE_SAID.search(t) and not GPU_SAID.search(t) for _, t in self._said_lines)
+
+    def _gpu_is_subject(self) -> bool:
+        """Whether the post's own words are about the GPU: a line names the GPU stack, none a failure apart from it.
+
+        A report form's fields ("GPU model and memory: ...") and the lines that state a version do not count:
+        every report of the template holds them. A failure said in a line that names no part of the GPU stack
+        ("Error while saving the model") is the post's subject (``_other_failure_said``).
+        """
+        own = [
+            t for _, t in self._said_lines if not (FORM_FIELD.match(t) or any(p.search(t) for p in _VERSIONS_STATED))
+        ]
+        return any(GPU_SAID.search(t) for t in own) and not self._other_failure_said()
 
     def _named_cc(self) -> tuple[int, int] | None:
         """The compute capability of the GPU model the log's own words name in its head (the first NAMED_CHARS)."""

@@ -131,6 +131,11 @@ class Signature:
     """Patterns of how people put the problem in their own words ("doesn't recognize GPUs"): read
     only in a short paste (a title, at most SHORT_LOG_LINES lines), never through a long log,
     where TF's own lines say more and such loose patterns would cost every block a search."""
+    versions_alone: bool = False
+    """Told from its when-conditions alone (``Reading.BY_VERSIONS``) where no line names any problem, the GPU is wanted
+    or present and TF created no device of it: the versions the conditions compare establish the cause, and a post
+    that states them ("TensorFlow version: 2.10", "CUDA/cuDNN version: 12.5/9.2.1") and asks how to use the GPU
+    prints no symptom to match."""
     said_in_post: bool = False
     """The paste patterns are read on a longer log's head too, on the lines that are not TF's log
     records (SAID_LINES): a report's template and the words before what it pastes. Set where the
@@ -373,6 +378,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_cudnn_below_build=bool(when.get("cudnn_below_build", False)),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),
                 said_in_post=bool(entry.get("said_in_post", False)),
+                versions_alone=bool(entry.get("versions_alone", False)),
             )
         )
     ids = [s.id for s in out]

@@ -16,6 +16,9 @@ class Reading(str, Enum):
     BY_WORDS = "by_words"
     """A line holds the words of one of the signature's messages, in another order or wording (a
     short paste, or an error line only the fallback knew)."""
+    BY_VERSIONS = "by_versions"
+    """No line names a problem: the versions the log (or the machine's facts) states conflict, where the GPU is wanted
+    and TF made no device of it (TF built for one CUDA, another installed)."""
     BY_RESEMBLANCE = "by_resemblance"
     """No line is any signature's message: the paste resembles public reports of this problem most."""
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfgpu.explain.explain import fix_values
+from tfgpu.explain.explain import explain_lines, fix_values
 from tfgpu.knowledge.archs import KernelSupport
 from tfgpu.knowledge.log_facts import GpuKnown, asks_for_gpu
 from tfgpu.knowledge.resemblance import load_resemblance
@@ -1084,6 +1084,40 @@ def test_the_issue_form_gives_the_tf_release_under_its_heading_and_versions_expl
     # with versions that fit, the symptom is all there is to tell
     fitting = ["GPU not detected", "### TensorFlow version", "", "2.10", "", "### CUDA/cuDNN version", "", "CUDA 11.2"]
     assert scan([*fitting, "[]"]).hits[0].signature.category == "no_gpu_visible"
+
+
+def test_versions_that_conflict_tell_the_cause_where_no_line_names_a_problem_and_say_so():
+    # tensorflow#76038: the issue form's versions and a question, no symptom printed
+    post = [
+        "GPU use",
+        "TensorFlow version: 2.10",
+        "CUDA/cuDNN version: 12.5/9.2.1",
+        "i successfully setup cuda and able to use GPU in WSL, but how do i use it on my windows Conda Environment",
+    ]
+    (hit,) = scan(post).hits
+    assert (hit.signature.id, hit.reading) == ("tf-built-for-another-cuda", Reading.BY_VERSIONS)
+    assert [n for n, _ in hit.quotes] == [2, 3]  # the lines that state the versions
+    assert (hit.groups["tf"], hit.groups["built"], hit.groups["installed"]) == ("2.10", "11.2", "12.5")
+    explained = explain_lines(post).problems[0]
+    assert explained.reading is Reading.BY_VERSIONS and "no line shows the failure itself" in explained.cause
+    # versions that fit tell nothing; nor do conflicting ones where TF made its GPU device or the GPU is not asked for
+    assert not scan([*post[:2], "CUDA/cuDNN version: 11.2/8.1", post[3]]).hits
+    created = "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 6000 MB memory"
+    assert all(h.reading is not Reading.BY_VERSIONS for h in scan([*post, created]).hits)
+    assert not scan(
+        ["TensorFlow version: 2.10", "CUDA/cuDNN version: 12.5/9.2.1", "the loss diverges after epoch 3"]
+    ).hits
+    # a report form states its versions and GPU whatever the report is about
+    form = ["TensorFlow version: 2.10", "CUDA/cuDNN version: 12.5/9.2.1", "GPU model and memory: RTX 3090, 24 GB"]
+    assert not scan([*form, "model.fit gives a different loss on each run"]).hits
+    assert not [
+        h
+        for h in scan([*form, "I train on the GPU.", "Error while saving the model"]).hits
+        if h.signature.id == "tf-built-for-another-cuda"
+    ]
+    # a harmless line TF printed is what such a post is about: a CUDA library it loaded
+    loaded = "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully opened dynamic library libcudart.so.11.0"
+    assert all(h.reading is not Reading.BY_VERSIONS for h in scan([*post, loaded]).hits)
 
 
 def test_a_paste_pattern_names_a_shared_phrase_and_an_unknown_name_is_refused():
@@ -2521,10 +2555,15 @@ def test_cuda_11_0_s_cusolver_retyped_in_lower_case_is_still_tf_2_4_s():
     ],
 )
 def test_a_gpu_a_poster_cannot_make_use_of_or_a_named_card_not_detected_is_a_gpu_not_found(post, named):
-    """tensorflow#58875, #44330: with TF 2.11 and CUDA 12 installed, the release's CUDA is the cause."""
+    """tensorflow#58875, #44330: with TF 2.11 and CUDA 12 installed, the release's CUDA is the cause.
+
+    Where the words say no GPU was found; a post about the GPU that says no such thing gets the same cause from the
+    versions alone, told as such.
+    """
     context = ScanContext(tf_version="2.11", cuda_installed=("12",))
     hits = scan([post, "", ""], context).hits
-    assert ("tf-built-for-another-cuda" in [h.signature.id for h in hits]) is named
+    by_words = [h.signature.id for h in hits if h.reading is not Reading.BY_VERSIONS]
+    assert ("tf-built-for-another-cuda" in by_words) is named
 
 
 @pytest.mark.parametrize(
