@@ -24,9 +24,10 @@ from tfgpu.knowledge.fixes import (
     unreachable_dirs,
 )
 from tfgpu.knowledge.gpu_memory import memory_in_use
+from tfgpu.knowledge.log_facts import cuda_version_of
 from tfgpu.knowledge.scanner import LogScanner
 from tfgpu.knowledge.signatures import Hit, ScanContext, render_template
-from tfgpu.knowledge.version_checks import cuda_version_of, other_cuda
+from tfgpu.knowledge.version_checks import other_cuda
 from tfgpu.model.errors import NvmlUnavailable, UsageError
 from tfgpu.model.explanation import Explanation, FactsSetAside, Problem, QuotedLine, Reading, SetAsideReason
 from tfgpu.model.facts import Facts, HostFacts, LibraryFacts, TensorFlowFacts, TfBuildInfo

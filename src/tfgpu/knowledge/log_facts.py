@@ -10,7 +10,10 @@ that need no more than one match (``asks_for_gpu``, ``held_at_start``) are here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import Enum
+
+from tfgpu.knowledge.compat import driver_requirement, libtensorflow_of_tfjs
 
 _FOLD_DIGITS = str.maketrans("123456789", "000000000")
 
@@ -385,3 +388,218 @@ the two were released together (1.2.8, the monorepo), read as tfjs-node's only w
 TF_VERSION_WORDS = ("ersion", "low=", "low-", "low ", "TF", "tf ", "tf-")
 """Words a line naming TF's release holds (version, tensorflow==, tensorflow-gpu, TF 2.x, tf 1.15): TF_VERSION is tried
 only on a block that holds one."""
+
+
+def cuda_version_of(soname_version: str) -> str:
+    """The CUDA version a library's soname names: "10.1" and "11" as they are, Windows's "101" → "10.1".
+
+    A Windows DLL writes its release's digits without the dot: CUDA 9.x's two ("cudart64_90.dll" is
+    9.0), 10.0 to 11.x's three ("cudart64_110.dll" is 11.0), and from CUDA 12 the major alone
+    ("cudart64_12.dll"); two digits from 80 up are a pre-10 major and minor.
+
+    Examples:
+        >>> [cuda_version_of(v) for v in ("10.1", "11", "101", "110", "90", "12")]
+        ['10.1', '11', '10.1', '11.0', '9.0', '12']
+    """
+    if soname_version.isdigit() and len(soname_version) == 3:
+        return f"{soname_version[:2]}.{soname_version[2]}"
+    if soname_version.isdigit() and len(soname_version) == 2 and int(soname_version) >= 80:
+        return f"{soname_version[0]}.{soname_version[1]}"
+    return soname_version
+
+
+@dataclass(frozen=True)
+class CudartAsked:
+    """The CUDA runtime a log's TensorFlow loads or asks for: it names the CUDA that TF was built with."""
+
+    name: str
+    """As TF names it: ``libcudart.so.11.0`` on Linux, ``cudart64_110.dll`` on Windows."""
+    cuda: str
+    """The CUDA release the name stands for (``cuda_version_of``): "11.0", "10.1", "12"."""
+
+    @property
+    def windows(self) -> bool:
+        """Whether the name is a Windows DLL: the log's TF ran on native Windows."""
+        return self.name.endswith(".dll")
+
+
+def first_match(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
+    """The first match of ``pattern`` in a line that holds one of ``words`` (the test that spares the regex)."""
+    return next((m for line in lines if any(w in line for w in words) and (m := pattern.search(line))), None)
+
+
+class MachineReading:
+    """What a log says of the machine it ran on, read a block of lines at a time as the scanner goes.
+
+    The scanner (``scanner.py``) owns the lines and the signatures; this holds what its blocks show of
+    the OS, a container, the TF release and the CUDA runtime TF asks for, the driver, the GPU (present,
+    created, held by others, its capability and memory) and the CUDA and cuDNN installed, each read
+    once per block where the block holds its words.
+    """
+
+    def __init__(self) -> None:
+        self.windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
+        self.windows_said = False  # a short paste's words name Windows
+        self.wsl_said = False  # the post's words name WSL: the Windows they name is the host
+        self.container_seen = False
+        self.gpu_seen = False
+        self.no_driver_seen = False
+        self.gpu_wanted = False
+        self.gpu_held_seen = False
+        self.device_reserved: tuple[int, int | None] | None = None  # TF 2.x: MiB its device took, the GPU's by name
+        self.device_memory_mb: float | None = None  # the GPU's memory, as TF 2.1-2.10's device properties state it
+        self.gpu_created_seen = False
+        self.gpu_creators: dict[str, list[tuple[float, str]]] = {}  # GPU bus id (or index) -> (seconds, thread) each
+        self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
+        self.tensor_cores_seen: bool | None = None
+        self.capability_seen: tuple[int, int] | None = None
+        self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
+        self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
+        self.tf_version: str | None = None  # the TF release the log's lines first name
+        self.cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
+        self.tfjs_node_version: str | None = None
+        self.tfjs_version: str | None = None
+        self.tfjs_node_seen = False
+
+    def read_hints(self, block: str, lines: list[str]) -> None:
+        """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.
+
+        Each is looked for in the block's text first and in its lines only where the block holds
+        its words: most blocks are progress lines that hold none, and one search of the block is
+        cheaper than one per line. The first line that names a release or a runtime wins.
+        """
+        if not self.windows_seen and ("\\" in block or ".dll" in block):
+            self.windows_seen = first_match(WINDOWS_HINT, lines, ("\\", ".dll")) is not None
+        if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
+            self.container_seen = first_match(CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
+        if self.tf_version is None and any(word in block for word in TF_VERSION_WORDS):
+            version = first_match(TF_VERSION, lines, TF_VERSION_WORDS) or TF_VERSION_FIELD.search(block)
+            self.tf_version = version.group(1) if version else None
+        if self.cudart_asked is None and "cudart" in block:
+            asked = first_match(TF_CUDART, lines, ("cudart",))
+            if asked:
+                self.cudart_asked = CudartAsked(
+                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
+                )
+        if "tfjs" in block or "TensorFlow.js" in block:
+            for line in lines:
+                if "tfjs" in line or "TensorFlow.js" in line:
+                    self._read_tfjs(line)
+
+    def _read_tfjs(self, line: str) -> None:
+        """The tfjs-node release a line names, and the TensorFlow.js one (the first of each)."""
+        self.tfjs_node_seen = self.tfjs_node_seen or "tfjs-node" in line
+        if self.tfjs_node_version is None:
+            node = TFJS_NODE.search(line)
+            self.tfjs_node_version = node.group(1) if node else None
+        if self.tfjs_version is None:
+            umbrella = TFJS.search(line)
+            self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
+
+    def gpu_shared(self) -> bool:
+        """Whether two processes' TF created the same GPU within SHARED_WITHIN_SECONDS of each other."""
+        return any(
+            first_thread != thread and abs(first - seconds) <= SHARED_WITHIN_SECONDS
+            for created in self.gpu_creators.values()
+            for index, (first, first_thread) in enumerate(created)
+            for seconds, thread in created[index + 1 :]
+        )
+
+    def _reserved_of_total(self) -> tuple[int, float] | None:
+        """TF 2.x's device line: the MiB its allocator was given, and the GPU's (by its properties, else its name)."""
+        if self.device_reserved is None:
+            return None
+        reserved, named = self.device_reserved
+        total = self.device_memory_mb or named
+        return None if total is None else (reserved, total)
+
+    def limit_over_gpu(self) -> bool:
+        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
+        read = self._reserved_of_total()
+        return read is not None and read[0] > read[1]
+
+    def reserved_held(self) -> bool:
+        """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
+        read = self._reserved_of_total()
+        return read is not None and reserved_at_start_held(*read)
+
+    def libtensorflow(self) -> str | None:
+        """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
+        version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
+        return libtensorflow_of_tfjs(version) if version else None
+
+    def read_block(self, block: str, brief_low: str, first: bool) -> None:
+        """What a block of lines says about the machine (searched per block, not per line; ``brief_low`` is its ``compact`` text lower-cased).
+
+        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
+        the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
+        only, what TF's setup and a poster's words say (``_read_start``).
+        """
+        if "reported version is" in block or "NVRM version" in block:
+            for found in DRIVER_REPORTED.finditer(block):
+                side, version = (
+                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
+                )
+                self.driver_reported.setdefault(side, version)
+        if not self.gpu_seen:
+            # A kernel module's version read by TF's diagnostics: the driver is loaded, so an NVIDIA GPU is here,
+            # whatever libcuda did (a toolkit's stub libcuda first on the path answers cuInit with 34 on such a
+            # machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults).
+            shown = NO_LIBCUDA.sub("", block) if "cuInit" in block else block
+            self.gpu_seen = any(k in shown for k in GPU_EVIDENCE_KEYS) or "kernel" in self.driver_reported
+        if first:
+            self._read_start(block, block.lower())
+        if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
+            self.gpu_created_seen = bool(GPU_CREATED.search(block))
+        if not self.gpu_held_seen and any(k in block for k in MEMORY_KEYS) and "Tegra" not in block:
+            self.gpu_held_seen = any(held_at_start(found) for found in MEMORY_AT_START.finditer(block))
+        if "gpu_device.cc" in block and "Created" in block:
+            for found in DEVICE_CREATED_BY.finditer(block):
+                seconds = int(found["h"]) * 3600 + int(found["m"]) * 60 + float(found["s"])
+                created = self.gpu_creators.setdefault(found["bus"] or found["gpu"], [])
+                if len(created) < CREATIONS_KEPT:
+                    created.append((seconds, found["thread"]))
+        if self.device_reserved is None and "MB memory" in block:
+            reserved = DEVICE_RESERVED.search(block)
+            if reserved:
+                named = NAMED_MEMORY.search(reserved["name"])
+                self.device_reserved = (int(reserved["mb"]), int(named["gb"]) * 1024 if named else None)
+        if self.device_memory_mb is None and "deviceMemorySize" in block:
+            size = DEVICE_MEMORY_SIZE.search(block)
+            if size:
+                self.device_memory_mb = float(size["size"]) * BYTES_PER_UNIT[size["unit"]] / 2**20
+        if self.tensor_cores_seen is None and any(k in block for k in CAPABILITY_KEYS):
+            capability = CAPABILITY.search(block)
+            if capability:
+                self.capability_seen = capability_of(capability)
+                self.tensor_cores_seen = has_tensor_cores(self.capability_seen, GTX_16.search(block) is not None)
+        if any(k in brief_low for k in CUDA_HINT_KEYS):
+            for found in CUDA_INSTALLED.finditer(block):
+                self.cuda_seen.setdefault(cuda_version_of(next(v for v in found.groups() if v)), None)
+
+    def _read_start(self, block: str, low: str) -> None:
+        """What the first block of a log says: TF finding no driver, the CUDA and cuDNN listed, a writer asking for a GPU.
+
+        TF looks for the driver and loads cuDNN as it sets up, and a poster's words come before what
+        they paste; a long log's later blocks are training, so these searches cost nothing there.
+        """
+        if any(k in block for k in NO_DRIVER_KEYS):
+            self.no_driver_seen = NO_DRIVER.search(block) is not None
+        if "cuda" in low:
+            for found in CUDA_LISTED.finditer(block):
+                if found["pair"] and not found["cudnn"] and driver_requirement(found["cuda"]) is None:
+                    continue  # "CUDA/cuDNN version: 8.1" with one number: a cuDNN, no CUDA release is 8.1
+                major, minor = found["cuda"].split(".")
+                self.cuda_seen.setdefault(f"{major}.{int(minor)}", None)
+        if "cudnn" in low:
+            for found in CUDNN_INSTALLED.finditer(block):
+                template, said, major, minor = found.groups()
+                self.cudnn_seen.setdefault(template or said or f"{major}.{minor}", None)
+        self.gpu_wanted = not self.gpu_seen and asks_for_gpu(block)
+
+    def driver_differs(self) -> bool | None:
+        """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
+        libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
+        if libcuda is None or kernel is None:
+            return None
+        return driver_release(libcuda) != driver_release(kernel)

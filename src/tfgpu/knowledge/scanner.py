@@ -21,35 +21,16 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from tfgpu.knowledge.archs import parse_cc
-from tfgpu.knowledge.compat import driver_requirement, gpu_model, libtensorflow_of_tfjs
+from tfgpu.knowledge.compat import gpu_model
 from tfgpu.knowledge.log_facts import (
-    BYTES_PER_UNIT,
-    CAPABILITY,
-    CAPABILITY_KEYS,
-    CONTAINER_HINT,
-    CREATIONS_KEPT,
-    CUDA_HINT_KEYS,
     CUDA_INSTALLED,
     CUDA_LISTED,
-    CUDNN_INSTALLED,
-    DEVICE_CREATED_BY,
-    DEVICE_MEMORY_SIZE,
-    DEVICE_RESERVED,
-    DRIVER_REPORTED,
     FAILURE_SAID,
     FORM_FIELD,
-    GPU_CREATED,
-    GPU_EVIDENCE_KEYS,
     GPU_SAID,
     GTX_16,
     INDENTS,
     LOG_RECORD,
-    MEMORY_AT_START,
-    MEMORY_KEYS,
-    NAMED_MEMORY,
-    NO_DRIVER,
-    NO_DRIVER_KEYS,
-    NO_LIBCUDA,
     NOT_NVIDIA,
     NOTICE_RECORD,
     NVIDIA_KEYS,
@@ -59,22 +40,12 @@ from tfgpu.knowledge.log_facts import (
     SAID_CONTAINER,
     SAID_WINDOWS,
     SAID_WSL,
-    SHARED_WITHIN_SECONDS,
-    TF_CUDART,
     TF_VERSION,
-    TF_VERSION_FIELD,
-    TF_VERSION_WORDS,
-    TFJS,
-    TFJS_NODE,
-    WINDOWS_HINT,
+    CudartAsked,
     GpuKnown,
-    asks_for_gpu,
-    capability_of,
-    driver_release,
+    MachineReading,
     fold_digits,
     has_tensor_cores,
-    held_at_start,
-    reserved_at_start_held,
 )
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.signatures import (
@@ -93,7 +64,6 @@ from tfgpu.knowledge.version_checks import (
     build_predates_gpu,
     built_cuda,
     cuda_predates_gpu,
-    cuda_version_of,
     cudnn_below_build,
     cudnn_not_for_cuda,
     cudnn_want_not_built,
@@ -229,21 +199,6 @@ MAX_QUOTES = 3
 MAX_LINE_CHARS = 4096
 BLOCK_LINES = 1024
 """Lines matched together: the keyword search over a block costs about what one line's did."""
-
-
-@dataclass(frozen=True)
-class CudartAsked:
-    """The CUDA runtime a log's TensorFlow loads or asks for: it names the CUDA that TF was built with."""
-
-    name: str
-    """As TF names it: ``libcudart.so.11.0`` on Linux, ``cudart64_110.dll`` on Windows."""
-    cuda: str
-    """The CUDA release the name stands for (``cuda_version_of``): "11.0", "10.1", "12"."""
-
-    @property
-    def windows(self) -> bool:
-        """Whether the name is a Windows DLL: the log's TF ran on native Windows."""
-        return self.name.endswith(".dll")
 
 
 @dataclass(frozen=True)
@@ -448,28 +403,7 @@ class LogScanner:
         self._also_seen: set[int] = set()
         self.lines = 0
         self.long_lines = 0
-        self._windows_seen = False  # a Windows path or DLL in the log: TF runs natively there
-        self.windows_said = False  # a short paste's words name Windows
-        self.wsl_said = False  # the post's words name WSL: the Windows they name is the host
-        self.container_seen = False
-        self.gpu_seen = False
-        self.no_driver_seen = False
-        self.gpu_wanted = False
-        self.gpu_held_seen = False
-        self.device_reserved: tuple[int, int | None] | None = None  # TF 2.x: MiB its device took, the GPU's by name
-        self.device_memory_mb: float | None = None  # the GPU's memory, as TF 2.1-2.10's device properties state it
-        self.gpu_created_seen = False
-        self.gpu_creators: dict[str, list[tuple[float, str]]] = {}  # GPU bus id (or index) -> (seconds, thread) each
-        self.driver_reported: dict[str, str] = {}  # "libcuda"/"kernel" -> the version TF's diagnostics read
-        self.tensor_cores_seen: bool | None = None
-        self.capability_seen: tuple[int, int] | None = None
-        self.cuda_seen: dict[str, None] = {}  # toolkits the log shows installed, in order
-        self.cudnn_seen: dict[str, None] = {}  # cuDNN versions the log shows installed, in order
-        self._tf_version: str | None = None
-        self._cudart_asked: CudartAsked | None = None  # the CUDA runtime TF's own lines first load or ask for
-        self.tfjs_node_version: str | None = None
-        self.tfjs_version: str | None = None
-        self.tfjs_node_seen = False
+        self.machine = MachineReading()
         self._keywords, self._unfiltered, self._also = _keyword_index(self.signatures)
         self._pending: list[tuple[int, str]] = []
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
@@ -485,19 +419,19 @@ class LogScanner:
     def tf_version(self) -> str | None:
         """The TensorFlow release the log's lines first name, read from every line fed so far."""
         self._match_pending()
-        return self._tf_version
+        return self.machine.tf_version
 
     @property
     def cudart_asked(self) -> CudartAsked | None:
         """The CUDA runtime TF's own lines first load or ask for, read from every line fed so far."""
         self._match_pending()
-        return self._cudart_asked
+        return self.machine.cudart_asked
 
     @property
     def windows_seen(self) -> bool:
         """Whether a Windows path or DLL is in a line fed so far: TF ran natively on Windows."""
         self._match_pending()
-        return self._windows_seen
+        return self.machine.windows_seen
 
     def feed(self, raw: str) -> None:
         r"""One line of the log, with or without its newline (matched with its block, at the latest by ``result``).
@@ -549,92 +483,24 @@ class LogScanner:
         if self.lines <= SAID_LINES and line.strip():
             if self.lines <= SHORT_LOG_LINES:
                 self._first_lines.append((self.lines, line))
-                self.container_seen = self.container_seen or bool(SAID_CONTAINER.search(line))
-                self.windows_said = self.windows_said or bool(SAID_WINDOWS.search(line))
+                self.machine.container_seen = self.machine.container_seen or bool(SAID_CONTAINER.search(line))
+                self.machine.windows_said = self.machine.windows_said or bool(SAID_WINDOWS.search(line))
             if not _starts_record(line):
                 self._said_lines.append((self.lines, line))
-                self.wsl_said = self.wsl_said or bool(SAID_WSL.search(line))
+                self.machine.wsl_said = self.machine.wsl_said or bool(SAID_WSL.search(line))
         self._pending.append((self.lines, line))
         if len(self._pending) >= BLOCK_LINES:
             self._match_pending()
-
-    def _read_hints(self, block: str) -> None:
-        """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.
-
-        Each is looked for in the block's text first and in its lines only where the block holds
-        its words: most blocks are progress lines that hold none, and one search of the block is
-        cheaper than one per line. The first line that names a release or a runtime wins.
-        """
-        lines = [line for _, line in self._pending]
-        if not self._windows_seen and ("\\" in block or ".dll" in block):
-            self._windows_seen = _first(WINDOWS_HINT, lines, ("\\", ".dll")) is not None
-        if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
-            self.container_seen = _first(CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
-        if self._tf_version is None and any(word in block for word in TF_VERSION_WORDS):
-            version = _first(TF_VERSION, lines, TF_VERSION_WORDS) or TF_VERSION_FIELD.search(block)
-            self._tf_version = version.group(1) if version else None
-        if self._cudart_asked is None and "cudart" in block:
-            asked = _first(TF_CUDART, lines, ("cudart",))
-            if asked:
-                self._cudart_asked = CudartAsked(
-                    asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
-                )
-        if "tfjs" in block or "TensorFlow.js" in block:
-            for line in lines:
-                if "tfjs" in line or "TensorFlow.js" in line:
-                    self._read_tfjs(line)
-
-    def _read_tfjs(self, line: str) -> None:
-        """The tfjs-node release a line names, and the TensorFlow.js one (the first of each)."""
-        self.tfjs_node_seen = self.tfjs_node_seen or "tfjs-node" in line
-        if self.tfjs_node_version is None:
-            node = TFJS_NODE.search(line)
-            self.tfjs_node_version = node.group(1) if node else None
-        if self.tfjs_version is None:
-            umbrella = TFJS.search(line)
-            self.tfjs_version = (umbrella.group(1) or umbrella.group(2)) if umbrella else None
-
-    def _gpu_shared(self) -> bool:
-        """Whether two processes' TF created the same GPU within SHARED_WITHIN_SECONDS of each other."""
-        return any(
-            first_thread != thread and abs(first - seconds) <= SHARED_WITHIN_SECONDS
-            for created in self.gpu_creators.values()
-            for index, (first, first_thread) in enumerate(created)
-            for seconds, thread in created[index + 1 :]
-        )
-
-    def _reserved_of_total(self) -> tuple[int, float] | None:
-        """TF 2.x's device line: the MiB its allocator was given, and the GPU's (by its properties, else its name)."""
-        if self.device_reserved is None:
-            return None
-        reserved, named = self.device_reserved
-        total = self.device_memory_mb or named
-        return None if total is None else (reserved, total)
-
-    def _limit_over_gpu(self) -> bool:
-        """Whether TF 2.x's device line gives its allocator more memory than the GPU has (a memory_limit above the card)."""
-        read = self._reserved_of_total()
-        return read is not None and read[0] > read[1]
-
-    def _reserved_held(self) -> bool:
-        """Whether TF 2.x's device line shows it took less than half of the GPU, as when other processes held it."""
-        read = self._reserved_of_total()
-        return read is not None and reserved_at_start_held(*read)
-
-    def _libtensorflow(self) -> str | None:
-        """The TensorFlow release under the tfjs-node the log names: tfjs-node-gpu runs TF's C library of that release."""
-        version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
-        return libtensorflow_of_tfjs(version) if version else None
 
     def _match_pending(self) -> None:
         """Match the lines fed since the last block against the keywords the block holds."""
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
-        self._read_hints(block)
+        self.machine.read_hints(block, [line for _, line in self._pending])
         brief = compact(block)
         brief_low = brief.lower()
-        self._read_machine(block, brief_low, first=self._pending[0][0] == 1)
+        self.machine.read_block(block, brief_low, first=self._pending[0][0] == 1)
         held = self._keywords.held_in(brief, brief_low)
         also = [
             (key, pattern)
@@ -675,7 +541,7 @@ class LogScanner:
         """
         if self.lines <= SHORT_LOG_LINES:
             said = self._first_lines
-        elif self.gpu_created_seen:
+        elif self.machine.gpu_created_seen:
             return False
         else:
             said = self._said_lines
@@ -683,75 +549,6 @@ class LogScanner:
         return any(OTHER_GRAPHICS.search(line) for line in pasted) and not any(
             key in line for line in pasted for key in NVIDIA_KEYS
         )
-
-    def _read_machine(self, block: str, brief_low: str, first: bool) -> None:
-        """What a block of lines says about the machine (searched per block, not per line; ``brief_low`` is its ``compact`` text lower-cased).
-
-        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
-        the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
-        only, what TF's setup and a poster's words say (``_read_start``).
-        """
-        if "reported version is" in block or "NVRM version" in block:
-            for found in DRIVER_REPORTED.finditer(block):
-                side, version = (
-                    ("kernel", found["module_version"]) if found["module"] else (found["side"], found["version"])
-                )
-                self.driver_reported.setdefault(side, version)
-        if not self.gpu_seen:
-            # A kernel module's version read by TF's diagnostics: the driver is loaded, so an NVIDIA GPU is here,
-            # whatever libcuda did (a toolkit's stub libcuda first on the path answers cuInit with 34 on such a
-            # machine too: set e's stub-libcuda run on the H100, tests/fixtures/tf_logs/gpu-faults).
-            shown = NO_LIBCUDA.sub("", block) if "cuInit" in block else block
-            self.gpu_seen = any(k in shown for k in GPU_EVIDENCE_KEYS) or "kernel" in self.driver_reported
-        if first:
-            self._read_start(block, block.lower())
-        if not self.gpu_created_seen and ("GPU" in block or "gpu_bfc" in block):
-            self.gpu_created_seen = bool(GPU_CREATED.search(block))
-        if not self.gpu_held_seen and any(k in block for k in MEMORY_KEYS) and "Tegra" not in block:
-            self.gpu_held_seen = any(held_at_start(found) for found in MEMORY_AT_START.finditer(block))
-        if "gpu_device.cc" in block and "Created" in block:
-            for found in DEVICE_CREATED_BY.finditer(block):
-                seconds = int(found["h"]) * 3600 + int(found["m"]) * 60 + float(found["s"])
-                created = self.gpu_creators.setdefault(found["bus"] or found["gpu"], [])
-                if len(created) < CREATIONS_KEPT:
-                    created.append((seconds, found["thread"]))
-        if self.device_reserved is None and "MB memory" in block:
-            reserved = DEVICE_RESERVED.search(block)
-            if reserved:
-                named = NAMED_MEMORY.search(reserved["name"])
-                self.device_reserved = (int(reserved["mb"]), int(named["gb"]) * 1024 if named else None)
-        if self.device_memory_mb is None and "deviceMemorySize" in block:
-            size = DEVICE_MEMORY_SIZE.search(block)
-            if size:
-                self.device_memory_mb = float(size["size"]) * BYTES_PER_UNIT[size["unit"]] / 2**20
-        if self.tensor_cores_seen is None and any(k in block for k in CAPABILITY_KEYS):
-            capability = CAPABILITY.search(block)
-            if capability:
-                self.capability_seen = capability_of(capability)
-                self.tensor_cores_seen = has_tensor_cores(self.capability_seen, GTX_16.search(block) is not None)
-        if any(k in brief_low for k in CUDA_HINT_KEYS):
-            for found in CUDA_INSTALLED.finditer(block):
-                self.cuda_seen.setdefault(cuda_version_of(next(v for v in found.groups() if v)), None)
-
-    def _read_start(self, block: str, low: str) -> None:
-        """What the first block of a log says: TF finding no driver, the CUDA and cuDNN listed, a writer asking for a GPU.
-
-        TF looks for the driver and loads cuDNN as it sets up, and a poster's words come before what
-        they paste; a long log's later blocks are training, so these searches cost nothing there.
-        """
-        if any(k in block for k in NO_DRIVER_KEYS):
-            self.no_driver_seen = NO_DRIVER.search(block) is not None
-        if "cuda" in low:
-            for found in CUDA_LISTED.finditer(block):
-                if found["pair"] and not found["cudnn"] and driver_requirement(found["cuda"]) is None:
-                    continue  # "CUDA/cuDNN version: 8.1" with one number: a cuDNN, no CUDA release is 8.1
-                major, minor = found["cuda"].split(".")
-                self.cuda_seen.setdefault(f"{major}.{int(minor)}", None)
-        if "cudnn" in low:
-            for found in CUDNN_INSTALLED.finditer(block):
-                template, said, major, minor = found.groups()
-                self.cudnn_seen.setdefault(template or said or f"{major}.{minor}", None)
-        self.gpu_wanted = not self.gpu_seen and asks_for_gpu(block)
 
     def _match_joined(self, record: tuple[int, str], line: str) -> bool:
         """A message a post or a terminal broke in two: the line joined with its continuation.
@@ -883,21 +680,29 @@ class LogScanner:
         self._match_pending()
         ctx = context or ScanContext()
         effective = ScanContext(
-            os=ctx.os or ("windows" if self._windows_seen or (self.windows_said and not self.wsl_said) else None),
-            tf_version=ctx.tf_version or self._libtensorflow() or self._tf_version,
-            container=ctx.container if ctx.container is not None else (True if self.container_seen else None),
-            cuda_installed=ctx.cuda_installed or (tuple(self.cuda_seen) if self.cuda_seen else None),
-            cudnn_installed=ctx.cudnn_installed or (tuple(self.cudnn_seen) if self.cudnn_seen else None),
+            os=ctx.os
+            or (
+                "windows"
+                if self.machine.windows_seen or (self.machine.windows_said and not self.machine.wsl_said)
+                else None
+            ),
+            tf_version=ctx.tf_version or self.machine.libtensorflow() or self.machine.tf_version,
+            container=ctx.container if ctx.container is not None else (True if self.machine.container_seen else None),
+            cuda_installed=ctx.cuda_installed or (tuple(self.machine.cuda_seen) if self.machine.cuda_seen else None),
+            cudnn_installed=ctx.cudnn_installed
+            or (tuple(self.machine.cudnn_seen) if self.machine.cudnn_seen else None),
             no_gpu=ctx.no_gpu,
             gpu=self._gpu_known(ctx.no_gpu),
-            gpu_held=ctx.gpu_held if ctx.gpu_held is not None else (self.gpu_held_seen or self._reserved_held()),
-            gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.gpu_created_seen,
-            gpu_shared=ctx.gpu_shared if ctx.gpu_shared is not None else self._gpu_shared(),
-            limit_over_gpu=ctx.limit_over_gpu if ctx.limit_over_gpu is not None else self._limit_over_gpu(),
-            driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self._driver_differs(),
+            gpu_held=ctx.gpu_held
+            if ctx.gpu_held is not None
+            else (self.machine.gpu_held_seen or self.machine.reserved_held()),
+            gpu_created=ctx.gpu_created if ctx.gpu_created is not None else self.machine.gpu_created_seen,
+            gpu_shared=ctx.gpu_shared if ctx.gpu_shared is not None else self.machine.gpu_shared(),
+            limit_over_gpu=ctx.limit_over_gpu if ctx.limit_over_gpu is not None else self.machine.limit_over_gpu(),
+            driver_differs=ctx.driver_differs if ctx.driver_differs is not None else self.machine.driver_differs(),
             tensor_cores=ctx.tensor_cores if ctx.tensor_cores is not None else self._tensor_cores(),
         )
-        gpu_cc = ctx.gpu_cc or self.capability_seen or (self._named_cc() if effective.tf_version else None)
+        gpu_cc = ctx.gpu_cc or self.machine.capability_seen or (self._named_cc() if effective.tf_version else None)
         effective = replace(effective, gpu_cc=gpu_cc)
         effective = replace(effective, kernels=release_kernels(effective))
         problems = [
@@ -1028,11 +833,11 @@ class LogScanner:
             return GpuKnown.ABSENT if no_gpu else GpuKnown.PRESENT
         if self._only_other_graphics() or any(said_no_gpu().search(line) for _, line in self._said_lines):
             return GpuKnown.ABSENT
-        if self.gpu_seen:
+        if self.machine.gpu_seen:
             return GpuKnown.PRESENT
-        if self.gpu_wanted:
+        if self.machine.gpu_wanted:
             return GpuKnown.WANTED
-        return GpuKnown.ABSENT if self.no_driver_seen else GpuKnown.UNKNOWN
+        return GpuKnown.ABSENT if self.machine.no_driver_seen else GpuKnown.UNKNOWN
 
     def _other_failure_said(self) -> bool:
         """Whether the post's own words report a failure in a line that names no part of the GPU stack.
@@ -1060,17 +865,10 @@ class LogScanner:
         model = gpu_model(text) if any(k in text for k in NVIDIA_KEYS) else None
         return parse_cc(model.compute_capability) if model else None
 
-    def _driver_differs(self) -> bool | None:
-        """Whether the versions TF's diagnostics read for libcuda and the kernel module differ (None: not both read)."""
-        libcuda, kernel = self.driver_reported.get("libcuda"), self.driver_reported.get("kernel")
-        if libcuda is None or kernel is None:
-            return None
-        return driver_release(libcuda) != driver_release(kernel)
-
     def _tensor_cores(self) -> bool | None:
         """Tensor Cores as TF's device lines show them, else as the GPU model a short paste names has them."""
-        if self.tensor_cores_seen is not None or self.lines > SHORT_LOG_LINES:
-            return self.tensor_cores_seen
+        if self.machine.tensor_cores_seen is not None or self.lines > SHORT_LOG_LINES:
+            return self.machine.tensor_cores_seen
         text = " ".join(line for _, line in self._first_lines)
         model = gpu_model(text) if text else None
         if model is None:
@@ -1180,11 +978,6 @@ class LogScanner:
             if version is None or version < signature.tf_min:
                 return False
         return True
-
-
-def _first(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
-    """The first match of ``pattern`` in a line that holds one of ``words`` (the test that spares the regex)."""
-    return next((m for line in lines if any(w in line for w in words) and (m := pattern.search(line))), None)
 
 
 def _breaks_mid_word(first: str, line: str) -> bool:

@@ -11,25 +11,8 @@ import re
 
 from tfgpu.knowledge.archs import KernelSupport, classify
 from tfgpu.knowledge.compat import TfRelease, cuda_majors_for_cudnn, first_cuda_targeting, release_archs, tf_release
+from tfgpu.knowledge.log_facts import cuda_version_of
 from tfgpu.knowledge.signatures import Hit, ScanContext, Signature, version_tuple
-
-
-def cuda_version_of(soname_version: str) -> str:
-    """The CUDA version a library's soname names: "10.1" and "11" as they are, Windows's "101" → "10.1".
-
-    A Windows DLL writes its release's digits without the dot: CUDA 9.x's two ("cudart64_90.dll" is
-    9.0), 10.0 to 11.x's three ("cudart64_110.dll" is 11.0), and from CUDA 12 the major alone
-    ("cudart64_12.dll"); two digits from 80 up are a pre-10 major and minor.
-
-    Examples:
-        >>> [cuda_version_of(v) for v in ("10.1", "11", "101", "110", "90", "12")]
-        ['10.1', '11', '10.1', '11.0', '9.0', '12']
-    """
-    if soname_version.isdigit() and len(soname_version) == 3:
-        return f"{soname_version[:2]}.{soname_version[2]}"
-    if soname_version.isdigit() and len(soname_version) == 2 and int(soname_version) >= 80:
-        return f"{soname_version[0]}.{soname_version[1]}"
-    return soname_version
 
 
 def other_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
