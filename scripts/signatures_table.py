@@ -29,7 +29,10 @@ def main() -> None:
         "A short paste (a title, a line or three) that matches no message is read by its words, then by\n"
         "resemblance: the problem whose public reports (benchmarks/corpus, less the held-out quarter) share\n"
         "its words most, named only when the paste complains of something and the model leads clearly;\n"
-        "the answer says 'perhaps' and that it is a guess (`reading: by_resemblance` in --json).\n"
+        "the answer says 'perhaps' and that it is a guess (`reading: by_resemblance` in --json).\n\n"
+        "Where no line names a problem, the writer wants the GPU and TF made no device of it, a post about the\n"
+        "GPU whose versions conflict (a TF release beside a CUDA it was not built for) is told that cause from the\n"
+        "versions, and the answer says so (`reading: by_versions`).\n"
     )
     print((Path(__file__).parents[1] / "docs" / "explain-figures.md").read_text())
     for title, benign in (("Problems", False), ("Harmless lines", True)):
