@@ -723,12 +723,12 @@ class LogScanner:
         if not specific:
             harmless = {n for h in kept if h.signature.benign for n, _ in h.quotes}
             named = any(not h.signature.benign for h in kept)  # a symptom as written, or a line no signature names
-            by_words = self._read_words(harmless) or (
+            inferred = self._read_words(harmless) or (
                 [] if named else self._by_versions(harmless, effective) or self._resemble(harmless, effective)
             )
-            by_words = [h for h in by_words if self._applies(h, effective)]
-            kept.extend(by_words)
-            specific = bool(by_words)
+            inferred = [h for h in inferred if self._applies(h, effective)]
+            kept.extend(inferred)
+            specific = bool(inferred)
         kept = [
             h
             for h in kept
