@@ -423,7 +423,7 @@ class CudartAsked:
         return self.name.endswith(".dll")
 
 
-def first_match(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
+def _first_match(pattern: re.Pattern[str], lines: list[str], words: tuple[str, ...]) -> re.Match[str] | None:
     """The first match of ``pattern`` in a line that holds one of ``words`` (the test that spares the regex)."""
     return next((m for line in lines if any(w in line for w in words) and (m := pattern.search(line))), None)
 
@@ -461,7 +461,7 @@ class MachineReading:
         self.tfjs_version: str | None = None
         self.tfjs_node_seen = False
 
-    def read_hints(self, block: str, lines: list[str]) -> None:
+    def _read_hints(self, block: str, lines: list[str]) -> None:
         """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.
 
         Each is looked for in the block's text first and in its lines only where the block holds
@@ -469,14 +469,14 @@ class MachineReading:
         cheaper than one per line. The first line that names a release or a runtime wins.
         """
         if not self.windows_seen and ("\\" in block or ".dll" in block):
-            self.windows_seen = first_match(WINDOWS_HINT, lines, ("\\", ".dll")) is not None
+            self.windows_seen = _first_match(WINDOWS_HINT, lines, ("\\", ".dll")) is not None
         if not self.container_seen and ("root@" in block or "docker" in block or "nvidia/lib" in block):
-            self.container_seen = first_match(CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
+            self.container_seen = _first_match(CONTAINER_HINT, lines, ("root@", "docker", "nvidia/lib")) is not None
         if self.tf_version is None and any(word in block for word in TF_VERSION_WORDS):
-            version = first_match(TF_VERSION, lines, TF_VERSION_WORDS) or TF_VERSION_FIELD.search(block)
+            version = _first_match(TF_VERSION, lines, TF_VERSION_WORDS) or TF_VERSION_FIELD.search(block)
             self.tf_version = version.group(1) if version else None
         if self.cudart_asked is None and "cudart" in block:
-            asked = first_match(TF_CUDART, lines, ("cudart",))
+            asked = _first_match(TF_CUDART, lines, ("cudart",))
             if asked:
                 self.cudart_asked = CudartAsked(
                     asked.group("name"), cuda_version_of(asked.group("so") or asked.group("dll"))
@@ -528,13 +528,15 @@ class MachineReading:
         version = self.tfjs_node_version or (self.tfjs_version if self.tfjs_node_seen else None)
         return libtensorflow_of_tfjs(version) if version else None
 
-    def read_block(self, block: str, brief_low: str, first: bool) -> None:
+    def read_block(self, block: str, lines: list[str], brief_low: str, first: bool) -> None:
         """What a block of lines says about the machine (searched per block, not per line; ``brief_low`` is its ``compact`` text lower-cased).
 
-        A GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
+        The run's hints (``_read_hints``: Windows, a container, the TF release, the CUDA runtime asked for);
+        a GPU shown, its memory held by others at start, the driver versions TF's diagnostics read,
         the compute capability TF printed (Tensor Cores), CUDA installed; and, in the ``first`` block
         only, what TF's setup and a poster's words say (``_read_start``).
         """
+        self._read_hints(block, lines)
         if "reported version is" in block or "NVRM version" in block:
             for found in DRIVER_REPORTED.finditer(block):
                 side, version = (

@@ -497,10 +497,9 @@ class LogScanner:
         if not self._pending:
             return
         block = "\n".join(line for _, line in self._pending)
-        self.machine.read_hints(block, [line for _, line in self._pending])
         brief = compact(block)
         brief_low = brief.lower()
-        self.machine.read_block(block, brief_low, first=self._pending[0][0] == 1)
+        self.machine.read_block(block, [line for _, line in self._pending], brief_low, first=self._pending[0][0] == 1)
         held = self._keywords.held_in(brief, brief_low)
         also = [
             (key, pattern)
