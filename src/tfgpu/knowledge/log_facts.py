@@ -368,12 +368,13 @@ link-time "ImportError: libcudart.so.9.0: ..." and its Windows check "Could not 
 ``ls`` of a CUDA directory names runtimes too, but not after these words."""
 TF_VERSION = re.compile(
     r"(?i)(?:tensor ?flow(?:[ -]gpu)?(?: version)?(?: \([^)\n]{0,40}\))?[:=\s]+(?:tf ?)?|\btf version[:=\s]+|tf\.__version__\W+|"
-    r"tensorflow[-=](?:gpu-)?|\btf(?:[ -]gpu)? ?(?=v?\d+\.\d))"
+    r"tensorflow(?:_gpu)?[-=](?:gpu-)?|\btf(?:[ -]gpu)? ?(?=v?\d+\.\d))"
     r"v?(\d+\.\d+)(?:\.\d+)?"
 )
 """The TF release a log names: "tensorflow-gpu==1.15", "TensorFlow version: 2.3" (the older issue template's
 "TensorFlow version (use command below): 2.1.0" too, and "TF version 2.1") or the newer template's "tf 2.16.1" after it, tf.__version__ printed,
-and the abbreviation posters write ("TF 2.4 not using GPU", "tf-gpu 1.15")."""
+the abbreviation posters write ("TF 2.4 not using GPU", "tf-gpu 1.15"), and a wheel's file name, where PEP 427 writes the
+distribution's dash as an underscore ("tensorflow_gpu-1.13.1-cp37-cp37m-win_amd64.whl")."""
 TF_VERSION_FIELD = re.compile(
     r"(?im)^[#* \t-]*tensor ?flow version[ \t:]*\n(?:[ \t]*\n){0,2}[ \t]*(?:tf[ -]?)?v?(\d+\.\d+)(?:\.\d+)?\b"
 )
@@ -385,8 +386,8 @@ TFJS_NODE = re.compile(r"""tfjs-node(?:-gpu)?["']?(?:@|:\s*|\s+(?:v(?:ersion)?\s
 TFJS = re.compile(r"(?i)TensorFlow\.js\s+version[:=]?\s*v?(\d+\.\d+\.\d+)|@tensorflow/tfjs@(\d+\.\d+\.\d+)")
 """The TensorFlow.js release a log names (its issue template's "TensorFlow.js version: 4.22.0"): tfjs-node's own since
 the two were released together (1.2.8, the monorepo), read as tfjs-node's only where a log names tfjs-node."""
-TF_VERSION_WORDS = ("ersion", "low=", "low-", "low ", "TF", "tf ", "tf-")
-"""Words a line naming TF's release holds (version, tensorflow==, tensorflow-gpu, TF 2.x, tf 1.15): TF_VERSION is tried
+TF_VERSION_WORDS = ("ersion", "low=", "low-", "low_", "low ", "TF", "tf ", "tf-")
+"""Words a line naming TF's release holds (version, tensorflow==, tensorflow-gpu, tensorflow_gpu-, TF 2.x, tf 1.15): TF_VERSION is tried
 only on a block that holds one."""
 
 

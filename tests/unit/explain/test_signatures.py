@@ -1075,6 +1075,18 @@ def test_a_crash_on_a_gpu_the_build_s_cuda_predates_is_the_missing_kernels_not_a
     assert not build_predates_gpu(ScanContext(tf_version="2.4", gpu_cc=(8, 6)))
 
 
+@pytest.mark.parametrize(
+    ("line", "release"),
+    [
+        ("  Using cached tensorflow_gpu-1.3.0-cp35-cp35m-win_amd64.whl", "1.3"),  # rstudio/tensorflow#175
+        ("Successfully installed tensorflow_gpu-2.3.0-cp38-cp38-manylinux2010_x86_64.whl", "2.3"),
+        ("Downloading tensorflow-2.16.1-cp311-cp311-manylinux_2_17_x86_64.whl (589.8 MB)", "2.16"),
+    ],
+)
+def test_a_wheel_s_file_name_gives_the_tf_release_pep_427_writes_with_an_underscore(line, release):
+    assert scan(["pip install failed me", line, "", ""]).context.tf_version == release
+
+
 def test_the_issue_form_gives_the_tf_release_under_its_heading_and_versions_explain_an_empty_gpu_list():
     report = ["GPU not detected", "### TensorFlow version", "", "2.10", "", "### CUDA/cuDNN version", "", "CUDA 12.5"]
     result = scan([*report, "print(tf.config.list_physical_devices('GPU'))", "[]"])
