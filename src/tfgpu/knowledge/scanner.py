@@ -12,16 +12,15 @@ first quoted lines of each match are kept, so memory does not grow with the log.
 from __future__ import annotations
 
 import functools
-import itertools
 import operator
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from tfgpu.knowledge.archs import parse_cc
 from tfgpu.knowledge.compat import gpu_model
+from tfgpu.knowledge.keyword_index import Held, compact, keyword_index
 from tfgpu.knowledge.log_facts import (
     CUDA_INSTALLED,
     CUDA_LISTED,
@@ -44,7 +43,6 @@ from tfgpu.knowledge.log_facts import (
     CudartAsked,
     GpuKnown,
     MachineReading,
-    fold_digits,
     has_tensor_cores,
 )
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
@@ -53,7 +51,6 @@ from tfgpu.knowledge.signatures import (
     ScanContext,
     Signature,
     branches,
-    compile_pattern,
     component_of,
     literal_runs,
     load_signatures,
@@ -216,126 +213,6 @@ class ScanResult:
         return unknown_gpu if unknown_gpu and self.context.gpu is GpuKnown.UNKNOWN else hit.signature.severity
 
 
-_Keyed = tuple[tuple[str, list[tuple[int, re.Pattern[str]]]], ...]
-_Folded = tuple[tuple[str, _Keyed], ...]
-"""A keyword with its digits folded, and the keywords (with what each stands for) that fold to it."""
-
-
-def compact(text: str) -> str:
-    """``text`` with every digit read as 0 and each of its lines once: all a keyword search of it needs.
-
-    A keyword folded the same way (``fold_digits``) is in the compact text wherever the keyword is in the text
-    (keywords hold no line break). A training log's lines mostly differ from one another only
-    in their numbers (steps, losses, times, addresses), so a block's search reads a small part
-    of it.
-    """
-    return "\n".join(dict.fromkeys(fold_digits(text).split("\n")))
-
-
-GATE_CHARS = 5
-"""The length of a gate: long enough to be rarer than the keywords' common words, short enough for several to share."""
-MIN_GATED = 3
-"""A gate stands for at least this many keywords (one saved scan for two does not pay for the gate's own)."""
-
-
-def _grams(key: str) -> set[str]:
-    """Every substring of ``key`` GATE_CHARS long."""
-    return {key[i : i + GATE_CHARS] for i in range(len(key) - GATE_CHARS + 1)}
-
-
-def _gates(keyed: _Folded) -> tuple[_Folded, tuple[tuple[str, _Folded], ...]]:
-    """Keywords split into those looked for alone and groups behind a gate: a substring every keyword of the group holds.
-
-    A text without the gate holds none of its group, so one scan stands for several. Gates are
-    chosen greedily, the one most keywords share first (ties: the first in order, so the choice
-    does not depend on hashing), and hold no blank: " not " is in every kind of text.
-    """
-    left = dict(keyed)
-    grams = {key: {g for g in _grams(key) if not any(c.isspace() for c in g)} for key in left}
-    shared = Counter(gram for key in left for gram in grams[key])  # counted once, then lowered as keys leave
-    gates: list[tuple[str, _Folded]] = []
-    while shared:
-        gate, count = min(shared.items(), key=lambda item: (-item[1], item[0]))
-        if count < MIN_GATED:
-            break
-        members = sorted(k for k in left if gate in grams[k])
-        for key in members:
-            shared.subtract(grams[key])
-        shared = +shared  # only grams some key left still holds
-        gates.append((gate, tuple((key, left.pop(key)) for key in members)))
-    return tuple(left.items()), tuple(gates)
-
-
-@dataclass(frozen=True)
-class _KeySet:
-    """Keywords to look for in a ``compact`` text: most behind a shared gate or a shorter keyword, looked for only where that is."""
-
-    alone: _Folded
-    """Keywords that hold no shorter keyword of the set and share no gate."""
-    gated: tuple[tuple[str, _Folded], ...]
-    """A gate, and the keywords (holding no shorter keyword) that all hold it."""
-    guarded: tuple[tuple[str, _Folded], ...]
-    """A keyword, and the longer keywords that hold it: a text without it holds none of them."""
-
-    @classmethod
-    def of(cls, keyed: _Keyed) -> _KeySet:
-        by_fold: dict[str, list[tuple[str, list[tuple[int, re.Pattern[str]]]]]] = {}
-        for key, entries in keyed:
-            by_fold.setdefault(fold_digits(key), []).append((key, entries))
-        folded = tuple((key, tuple(entries)) for key, entries in by_fold.items())
-        free = tuple(group for group in folded if not any(other != group[0] and other in group[0] for other in by_fold))
-        guards: dict[str, list[tuple[str, _Keyed]]] = {}
-        for group in folded:
-            inside = [key for key, _ in free if key != group[0] and key in group[0]]
-            if inside:
-                guards.setdefault(max(inside, key=len), []).append(group)
-        alone, gated = _gates(free)
-        return cls(alone, gated, tuple((guard, tuple(entries)) for guard, entries in guards.items()))
-
-    def held_in(self, text: str) -> _Keyed:
-        """The keywords a ``compact`` text holds: one C-level ``str.__contains__`` per gate and lone keyword, no Python frame per keyword."""
-        held = _holding(self.alone, text)
-        for gate, entries in self.gated:
-            if gate in text:
-                held += _holding(entries, text)
-        if held and self.guarded:
-            present = {key for key, _ in held}
-            for guard, entries in self.guarded:
-                if guard in present:
-                    held += _holding(entries, text)
-        return tuple(entry for _, entries in held for entry in entries)
-
-
-@dataclass(frozen=True)
-class _Keywords:
-    """Literal keyword -> the (signature index, pattern) that cannot match a line without it."""
-
-    sensitive: _KeySet
-    insensitive: _KeySet
-    """Keywords in lower case, looked for in the lower-cased text."""
-    fallback: _KeySet
-
-    def held_in(self, text: str, low: str) -> _Held:
-        """Only the keywords a ``compact`` text holds (``low`` is it lower-cased): a line of it holds no other.
-
-        The hot loop of a long log.
-        """
-        return _Held(self.sensitive.held_in(text), self.insensitive.held_in(low), self.fallback.held_in(text))
-
-
-@dataclass(frozen=True)
-class _Held:
-    """The keywords a block (or a joined record) holds, by kind."""
-
-    sensitive: _Keyed
-    insensitive: _Keyed
-    fallback: _Keyed
-
-
-def _holding(keyed: _Folded, text: str) -> _Folded:
-    return tuple(itertools.compress(keyed, map(text.__contains__, (key for key, _ in keyed))))
-
-
 _PROGRESS = re.compile(
     r"^\s{0,16}\d{1,9}/\d{1,9}\s|━|(?<!\d)\d{1,3}%\|| ETA[: ]|(?<![\d.])\d{1,6}(?:\.\d{1,3})?(?:it|s)/(?:s|it)\b"
 )
@@ -344,44 +221,6 @@ _PROGRESS = re.compile(
 
 _by_signature = operator.itemgetter(0)
 """Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
-
-
-_Also = tuple[tuple[int, re.Pattern[str], tuple[tuple[str, bool], ...]], ...]
-
-
-@functools.lru_cache(maxsize=8)
-def _keyword_index(
-    signatures: tuple[Signature, ...],
-) -> tuple[_Keywords, tuple[tuple[int, re.Pattern[str]], ...], _Also]:
-    """The keyword search of a signature base: built once per base, since every scanner of it searches the same way.
-
-    Keyword -> the (signature index, pattern) that cannot match a line without it; the patterns no
-    keyword gates; and the ``also`` patterns with their literals. ``tfgpu run`` and explain build
-    one scanner per run, the benchmarks one per log.
-    """
-    sensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-    insensitive: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-    fallback: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-    unfiltered: list[tuple[int, re.Pattern[str]]] = []
-    for index, sig in enumerate(signatures):
-        for pattern, keys in zip(sig.patterns, _pattern_keywords(sig), strict=True):
-            for key, ci in keys:
-                if sig.fallback:
-                    fallback.setdefault(key, []).append((index, pattern))
-                elif not key:
-                    unfiltered.append((index, pattern))
-                else:
-                    (insensitive if ci else sensitive).setdefault(key, []).append((index, pattern))
-    keywords = _Keywords(
-        _KeySet.of(tuple(sensitive.items())),
-        _KeySet.of(tuple(insensitive.items())),
-        _KeySet.of(tuple(fallback.items())),
-    )
-    also = tuple(
-        (id(p), p, tuple((fold_digits(key), ci) for key, ci in compile_pattern(p.pattern)[1]))
-        for p in {id(p): p for s in signatures for p in s.also}.values()
-    )
-    return keywords, tuple(unfiltered), also
 
 
 _VERSIONS_STATED = (TF_VERSION, CUDA_INSTALLED, CUDA_LISTED)
@@ -404,7 +243,7 @@ class LogScanner:
         self.lines = 0
         self.long_lines = 0
         self.machine = MachineReading()
-        self._keywords, self._unfiltered, self._also = _keyword_index(self.signatures)
+        self._keywords, self._unfiltered, self._also = keyword_index(self.signatures)
         self._pending: list[tuple[int, str]] = []
         self._paste = tuple(sig for sig in self.signatures if sig.paste_patterns)
         self._said = tuple(sig for sig in self._paste if sig.said_in_post)
@@ -587,7 +426,7 @@ class LogScanner:
                 return True
         return False
 
-    def _held_by(self, line: str) -> _Held:
+    def _held_by(self, line: str) -> Held:
         """The keywords one joined line holds (a block's are read once for all its lines)."""
         brief = compact(line)
         return self._keywords.held_in(brief, brief.lower())
@@ -613,7 +452,7 @@ class LogScanner:
         self,
         number: int,
         line: str,
-        held: _Held,
+        held: Held,
         also: list[tuple[int, re.Pattern[str]]],
         fallback: bool = True,
     ) -> list[int]:
@@ -631,7 +470,7 @@ class LogScanner:
             if also_id not in self._also_seen and also_pattern.search(line):
                 self._also_seen.add(also_id)
 
-    def _matching(self, line: str, held: _Held) -> list[tuple[int, re.Match[str]]]:
+    def _matching(self, line: str, held: Held) -> list[tuple[int, re.Match[str]]]:
         """The specific signatures the line matches (by index, each once, in base order) and their matches."""
         found = [entry for key, entries in held.sensitive if key in line for entry in entries]
         if held.insensitive:
@@ -649,7 +488,7 @@ class LogScanner:
                     matches.append((index, match))
         return matches
 
-    def _match_fallback(self, number: int, line: str, held: _Held) -> None:
+    def _match_fallback(self, number: int, line: str, held: Held) -> None:
         """The most specific fallback that matches a line nothing else explained (one at most)."""
         found = [entry for key, entries in held.fallback if key in line for entry in entries]
         for index, pattern in sorted(found, key=lambda c: -self.signatures[c[0]].priority):
@@ -1017,7 +856,3 @@ def _starts_record(line: str) -> bool:
     if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
         return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
     return LOG_RECORD.match(line) is not None
-
-
-def _pattern_keywords(signature: Signature) -> tuple[tuple[tuple[str, bool], ...], ...]:
-    return signature.keywords or tuple((("", False),) for _ in signature.patterns)

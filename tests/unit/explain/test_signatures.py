@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from tfgpu.explain.explain import explain_lines, fix_values
 from tfgpu.knowledge.archs import KernelSupport
+from tfgpu.knowledge.keyword_index import KeySet, compact, pattern_keywords
 from tfgpu.knowledge.log_facts import GpuKnown, asks_for_gpu
 from tfgpu.knowledge.resemblance import load_resemblance
-from tfgpu.knowledge.scanner import BLOCK_LINES, LogScanner, _KeySet, _pattern_keywords, compact, term_index
+from tfgpu.knowledge.scanner import BLOCK_LINES, LogScanner, term_index
 from tfgpu.knowledge.signatures import ScanContext, Signature, load_signatures, render_template
 from tfgpu.knowledge.version_checks import build_predates_gpu, told_fields
 from tfgpu.knowledge.words import terms
@@ -293,7 +294,7 @@ def test_gated_keywords_are_exactly_those_the_text_holds(keys, text):
     Digits in both (0 and 7) check the folding: every key the text holds is found, and a key
     found that the text does not hold differs from it only in its digits ("a7" where it says "a0").
     """
-    keyset = _KeySet.of(tuple((key, []) for key in keys))
+    keyset = KeySet.of(tuple((key, []) for key in keys))
     held = {key for key, _ in keyset.held_in(compact(text))}
     assert held >= {key for key in keys if key in text}
     assert all(key.replace("7", "0") in text.replace("7", "0") for key in held)
@@ -2815,7 +2816,7 @@ def test_every_pattern_waits_for_a_keyword_most_lines_lack():
         (signature.id, key)
         for signature in load_signatures()
         if not signature.fallback and signature.id not in WHOLE_LINE_PATTERNS
-        for keys in _pattern_keywords(signature)
+        for keys in pattern_keywords(signature)
         for key, _ in keys
         if len(key) < 4
     }
