@@ -272,8 +272,20 @@ _DECLINES_GPU = re.compile(
 words that name CUDA without asking for it."""
 
 
+_FORM_UNANSWERED = re.compile(
+    r"(?im)^[ \t]*#{2,6}[ \t][^\n]*$"
+    r"|^[ \t>*-]*[A-Za-z][\w/().,-]{0,24}(?:[ \t][\w/().,-]{1,24}){0,3}:[ \t]*"
+    r"(?:n/?a|none|no|nil|null|unknown|not applicable|_no response_|-+)?[ \t.]*$"
+)
+"""A report form's heading ("### CUDA/cuDNN version", GitHub's issue form; a lone "#" is as often a comment a script or
+a README gives, "# If you have a NVIDIA GPU and get the warning") or a field left unanswered ("- GPU model and
+memory: N/A", "CUDA/cuDNN version:", a label of four words at most: TF's "Searched for CUDA in the following
+directories:" is its own line, not a form's): every report of TF's template holds them, whatever it is about. The answer on its
+own line ("RTX 3090", "12.2/8.9") and an answered field are the writer's."""
+
+
 def asks_for_gpu(text: str) -> bool:
-    """Whether a paste's own words or setup ask for an NVIDIA GPU (TF's log records are not its words).
+    r"""Whether a paste's own words or setup ask for an NVIDIA GPU (TF's log records are not its words, nor a form's headings).
 
     Examples:
         >>> asks_for_gpu("tf 2.13, cuda 12.8 cudnn 9.7.1, v100. PyTorch works.")
@@ -283,8 +295,12 @@ def asks_for_gpu(text: str) -> bool:
         False
         >>> asks_for_gpu("I have this error using debian on the docker, I would like to disable cuda support")
         False
+        >>> asks_for_gpu("### CUDA/cuDNN version\n_No response_\n### GPU model and memory\n_No response_\nthe loss is NaN")
+        False
+        >>> asks_for_gpu("### GPU model and memory\nRTX 3090 24GB"), asks_for_gpu("- CUDA/cuDNN version: 11.2/8.1")
+        (True, True)
     """
-    own = _DECLINES_GPU.sub(" ", _TF_SAYS_NO_GPU.sub("", text))
+    own = _DECLINES_GPU.sub(" ", _FORM_UNANSWERED.sub("", _TF_SAYS_NO_GPU.sub("", text)))
     return bool(_ASKS_ANYWHERE.search(text) or _ASKS_IN_OWN_WORDS.search(own))
 
 

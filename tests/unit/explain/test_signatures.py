@@ -1076,6 +1076,20 @@ def test_a_crash_on_a_gpu_the_build_s_cuda_predates_is_the_missing_kernels_not_a
     assert not build_predates_gpu(ScanContext(tf_version="2.4", gpu_cc=(8, 6)))
 
 
+def test_an_issue_form_s_headings_and_unanswered_fields_do_not_ask_for_a_gpu():
+    """TF's issue form names CUDA and the GPU in every report: a CPU run's report about something else asks for none."""
+    form = ["### TensorFlow version", "2.16.1", "### CUDA/cuDNN version", "_No response_", "### GPU model and memory"]
+    notice = "I external/local_tsl/tsl/cuda/cudart_stub.cc:32] Could not find cuda drivers on your machine, GPU will not be used."
+    cpu_run = scan([*form, "_No response_", "model.predict returns NaN after loading the saved model", notice])
+    assert cpu_run.context.gpu is GpuKnown.UNKNOWN
+    assert [(h.signature.id, cpu_run.severity(h)) for h in cpu_run.hits] == [
+        ("no-cuda-runtime-gpu-unknown", Severity.WARNING)
+    ]
+    # the form's answers are the writer's: a GPU named under its heading, or a field answered, asks for one
+    assert scan([*form, "RTX 3090 24GB", "model.predict returns NaN", notice]).context.gpu is GpuKnown.WANTED
+    assert scan(["- CUDA/cuDNN version: 11.2/8.1", "model.predict returns NaN", notice]).context.gpu is GpuKnown.WANTED
+
+
 @pytest.mark.parametrize(
     ("line", "release"),
     [
