@@ -281,7 +281,8 @@ _FORM_UNANSWERED = re.compile(
 a README gives, "# If you have a NVIDIA GPU and get the warning") or a field left unanswered ("- GPU model and
 memory: N/A", "CUDA/cuDNN version:", a label of four words at most: TF's "Searched for CUDA in the following
 directories:" is its own line, not a form's): every report of TF's template holds them, whatever it is about. The answer on its
-own line ("RTX 3090", "12.2/8.9") and an answered field are the writer's."""
+own line ("RTX 3090", "12.2/8.9") and an answered field are the writer's. The label is shorter than ``FORM_FIELD``'s: a
+field without an answer has no value to tell it from a sentence that ends in a colon."""
 
 
 def asks_for_gpu(text: str) -> bool:
@@ -477,6 +478,15 @@ class MachineReading:
         self.tfjs_node_version: str | None = None
         self.tfjs_version: str | None = None
         self.tfjs_node_seen = False
+
+    def read_short_paste_line(self, line: str) -> None:
+        """A line of a short paste (a title, at most three lines): its words say where it ran, a container or Windows."""
+        self.container_seen = self.container_seen or bool(SAID_CONTAINER.search(line))
+        self.windows_said = self.windows_said or bool(SAID_WINDOWS.search(line))
+
+    def read_said_line(self, line: str) -> None:
+        """A line of the post's own words in the log's head: WSL named there makes the Windows it names the host."""
+        self.wsl_said = self.wsl_said or bool(SAID_WSL.search(line))
 
     def _read_hints(self, block: str, lines: list[str]) -> None:
         """What the block's lines say of the run: Windows, a container, the TF release, the CUDA runtime asked for, tfjs.

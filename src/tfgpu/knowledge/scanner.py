@@ -36,9 +36,6 @@ from tfgpu.knowledge.log_facts import (
     OTHER_GRAPHICS,
     QUOTE_HEADS,
     QUOTE_MARKS,
-    SAID_CONTAINER,
-    SAID_WINDOWS,
-    SAID_WSL,
     TF_VERSION,
     CudartAsked,
     GpuKnown,
@@ -227,6 +224,11 @@ _VERSIONS_STATED = (TF_VERSION, CUDA_INSTALLED, CUDA_LISTED)
 """What a line that states the TF release or the CUDA installed matches: the lines a ``Reading.BY_VERSIONS`` quotes."""
 
 
+def _states_version(line: str) -> bool:
+    """Whether a line states the TF release or the CUDA installed (``_VERSIONS_STATED``)."""
+    return any(p.search(line) for p in _VERSIONS_STATED)
+
+
 class LogScanner:
     """Feed lines one at a time; ask for the result at the end."""
 
@@ -322,11 +324,10 @@ class LogScanner:
         if self.lines <= SAID_LINES and line.strip():
             if self.lines <= SHORT_LOG_LINES:
                 self._first_lines.append((self.lines, line))
-                self.machine.container_seen = self.machine.container_seen or bool(SAID_CONTAINER.search(line))
-                self.machine.windows_said = self.machine.windows_said or bool(SAID_WINDOWS.search(line))
+                self.machine.read_short_paste_line(line)
             if not _starts_record(line):
                 self._said_lines.append((self.lines, line))
-                self.machine.wsl_said = self.machine.wsl_said or bool(SAID_WSL.search(line))
+                self.machine.read_said_line(line)
         self._pending.append((self.lines, line))
         if len(self._pending) >= BLOCK_LINES:
             self._match_pending()
@@ -655,7 +656,7 @@ class LogScanner:
         for sig in self._versions_alone:
             hit = Hit(sig, count=1, reading=Reading.BY_VERSIONS)
             if self._applies(hit, ctx):
-                stated = [(n, t) for n, t in self._said_lines if any(p.search(t) for p in _VERSIONS_STATED)]
+                stated = [(n, t) for n, t in self._said_lines if _states_version(t)]
                 hit.quotes.extend((n, t.strip()) for n, t in stated[:MAX_QUOTES])
                 hit.first_line = stated[0][0] if stated else 0
                 return [hit]
@@ -692,9 +693,7 @@ class LogScanner:
         every report of the template holds them. A failure said in a line that names no part of the GPU stack
         ("Error while saving the model") is the post's subject (``_other_failure_said``).
         """
-        own = [
-            t for _, t in self._said_lines if not (FORM_FIELD.match(t) or any(p.search(t) for p in _VERSIONS_STATED))
-        ]
+        own = [t for _, t in self._said_lines if not (FORM_FIELD.match(t) or _states_version(t))]
         return any(GPU_SAID.search(t) for t in own) and not self._other_failure_said()
 
     def _named_cc(self) -> tuple[int, int] | None:

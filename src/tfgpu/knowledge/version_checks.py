@@ -73,12 +73,10 @@ def tell_versions(hit: Hit, ctx: ScanContext) -> None:
     if signature.when_want_not_tf_cudnn and ctx.tf_version:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cudnn(ctx) or "?")
-    if signature.when_other_cuda and ctx.cuda_installed:
+    if (signature.when_other_cuda or signature.when_cudnn_not_for_cuda) and ctx.cuda_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
     if signature.when_other_cudnn and ctx.cudnn_installed:
         hit.groups.setdefault("installed", ", ".join(ctx.cudnn_installed))
-    if signature.when_cudnn_not_for_cuda and ctx.cuda_installed:
-        hit.groups.setdefault("installed", ", ".join(ctx.cuda_installed))
     if signature.when_kernels and ctx.gpu_cc and ctx.tf_version:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
