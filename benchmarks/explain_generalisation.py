@@ -79,6 +79,7 @@ LATE_SETS = {
     "2026-12-07": (2390, 2453),
     "2026-12-07b": (2454, 2469),
     "2026-12-07c": (2470, 2500),
+    "2026-12-07d": (2501, 2560),
 }
 """The public logs (pub-NNN, first and last) of each late set: threads read after the base was frozen,
 measured before any signature was written from them (benchmarks/corpus/README.md)."""
