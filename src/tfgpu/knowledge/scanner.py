@@ -216,6 +216,31 @@ _PROGRESS = re.compile(
 """A progress redraw (Keras's "12/750 ━━━", tqdm's "40%|", "ETA"): not a line to read unless it is the last."""
 
 
+_BLANK_RUN = re.compile(r"(?<=\S)[ \t]{2,3}(?=\S)")
+"""Blanks a post puts between two words of a message (an HTML table copied: "Could not  load dynamic library").
+
+Two or three: a longer run aligns columns (a shell's "[1]+  Killed                  python3 x.py"), which a
+pattern may read as such."""
+_BLANK_BEFORE_COLON = re.compile(r"(\.so(?:\.\d+)*)[ \t]+:")
+"""Blanks before the colon after a library's name, as a retyped error has it ("libcudart.so.7.5 : cannot open")."""
+
+
+def _tidy_spacing(line: str) -> str:
+    """``line`` without the spacing a post adds inside a message (indentation and trailing blanks stay).
+
+    Examples:
+        >>> _tidy_spacing("W dso_loader.cc:64] Could not  load dynamic library 'libcusolver.so.11'")
+        "W dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'"
+        >>> _tidy_spacing('"ImportError libcudart.so.7.5 : cannot open shared object file"')
+        '"ImportError libcudart.so.7.5: cannot open shared object file"'
+    """
+    if "  " in line or "\t" in line:
+        line = _BLANK_RUN.sub(" ", line)
+    if " :" in line:
+        line = _BLANK_BEFORE_COLON.sub(r"\1:", line)
+    return line
+
+
 _by_signature = operator.itemgetter(0)
 """Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
 
@@ -319,6 +344,7 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
+        line = _tidy_spacing(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
         if self.lines <= SAID_LINES and line.strip():

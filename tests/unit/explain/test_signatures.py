@@ -3301,3 +3301,50 @@ def test_a_record_wrapped_before_its_last_words_is_read_whole_when_they_say_more
     assert whole.hits[0].quotes == [(1, f"{head} {tail}")]
     # a line of its own after the record is not a tail: the record keeps what it matched
     assert [h.signature.id for h in scan([head, "Epoch 2/10"]).hits] == ["allocator-ran-out-of-memory"]
+
+
+def test_a_posts_spacing_inside_a_message_does_not_hide_it():
+    # Colab's log copied from its HTML viewer doubles the blanks (colabtools#2013)
+    copied = "W  tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not  load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11:  cannot open shared object file"
+    assert top_problem(copied)[0] != "unrecognised-library-load"
+    # a retyped error puts a blank before the library's colon (tensorflow#1675)
+    retyped = '"ImportError libcudart.so.7.5 : cannot open shared object file: no such file or directory"'
+    assert scan([retyped]).hits[0].signature.category == "missing_cuda_library"
+    # a long run of blanks aligns columns and is kept as it is: the shell's job line still reads as a kill
+    assert top_problem("[1]+  Killed                  python3 train.py")[0] == "killed-by-the-oom-killer"
+
+
+def test_a_poster_saying_the_cpu_alone_is_used_is_a_gpu_not_seen_but_not_a_package_that_fails_with_a_layer():
+    assert scan(["When running the mnist-node example only the CPU is used."]).hits[0].signature.category == (
+        "no_gpu_visible"
+    )
+    assert scan(["and when I run the demo, GPU doesn't work!"]).hits[0].signature.category == "no_gpu_visible"
+    # the package's name and a failure tied to one layer are not a GPU unseen (anaconda-issues#11156)
+    assert not [
+        h for h in scan(["Tensorflow-gpu does not work when using Conv2D"]).hits if h.signature.id == "no-gpu-visible"
+    ]
+
+
+def test_the_cpu_package_installed_along_with_the_gpu_build_is_named_as_the_cause():
+    said = (
+        "After configuring sonnet, I found out tensorflow 1.01 is installed along with my original tensorflow-gpu 1.01."
+    )
+    assert top_problem(said)[0] == "cpu-package-shadows-gpu"
+
+
+def test_ptx_left_to_the_driver_is_a_warning_below_the_reason_tf_gives_before_it():
+    alone = scan(["Relying on driver to perform ptx compilation. Modify $PATH to customize ptxas location."])
+    assert [(h.signature.id, alone.severity(h)) for h in alone.hits] == [("ptx-compiled-by-driver", Severity.WARNING)]
+    reason = "W tensorflow/stream_executor/cuda/redzone_allocator.cc:312] Internal: ptxas exited with non-zero error code 65280, output: ptxas fatal   : Value 'sm_86' is not defined for option 'gpu-name'"
+    both = [
+        h.signature.id
+        for h in scan(
+            [reason, "Relying on driver to perform ptx compilation. This message will be only logged once."]
+        ).hits
+    ]
+    assert both[0] != "ptx-compiled-by-driver" and "ptx-compiled-by-driver" in both
+
+
+def test_a_binding_calling_a_function_its_native_tensorflow_lacks_is_a_version_mismatch():
+    line = "Unhandled Exception: System.EntryPointNotFoundException: Unable to find an entry point named 'TF_StringEncodedSize' in DLL 'tensorflow'."
+    assert top_problem(line) == ("native-tensorflow-lacks-entry-point", {"entry": "TF_StringEncodedSize"})
