@@ -216,26 +216,40 @@ _PROGRESS = re.compile(
 """A progress redraw (Keras's "12/750 ━━━", tqdm's "40%|", "ETA"): not a line to read unless it is the last."""
 
 
-_BLANK_RUN = re.compile(r"(?<=\S)[ \t]{2,3}(?=\S)")
-"""Blanks a post puts between two words of a message (an HTML table copied: "Could not  load dynamic library").
-
-Two or three: a longer run aligns columns (a shell's "[1]+  Killed                  python3 x.py"), which a
-pattern may read as such."""
-_BLANK_BEFORE_COLON = re.compile(r"(\.so(?:\.\d+)*)[ \t]+:")
+_BLANK_RUN_MAX = 3
+"""Blanks a post puts between two words of a message, at most (an HTML table copied: "Could not  load dynamic library").
+A longer run aligns columns (a shell's "[1]+  Killed                  python3 x.py"), which a pattern may read as such."""
+_BLANK_BEFORE_COLON = re.compile(r"(\.so(?:\.\d+)*) +:")
 """Blanks before the colon after a library's name, as a retyped error has it ("libcudart.so.7.5 : cannot open")."""
 
 
 def _tidy_spacing(line: str) -> str:
-    """``line`` without the spacing a post adds inside a message (indentation and trailing blanks stay).
+    """``line`` without the spacing a post adds inside a message; indentation, column runs and trailing blanks stay.
+
+    A scan of the few double blanks a line holds, not a regular expression: most lines of a TF log hold one
+    (absl's padding of the thread id), and this runs on every line.
 
     Examples:
         >>> _tidy_spacing("W dso_loader.cc:64] Could not  load dynamic library 'libcusolver.so.11'")
         "W dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'"
         >>> _tidy_spacing('"ImportError libcudart.so.7.5 : cannot open shared object file"')
         '"ImportError libcudart.so.7.5: cannot open shared object file"'
+        >>> _tidy_spacing("  File x.py, line 3")
+        '  File x.py, line 3'
     """
-    if "  " in line or "\t" in line:
-        line = _BLANK_RUN.sub(" ", line)
+    parts: list[str] = []
+    kept = 0
+    run = line.find("  ")
+    while run != -1:
+        end = run + 2
+        while end < len(line) and line[end] == " ":
+            end += 1
+        if run > 0 and end - run <= _BLANK_RUN_MAX and end < len(line):
+            parts += (line[kept:run], " ")
+            kept = end
+        run = line.find("  ", end)
+    if parts:
+        line = "".join(parts) + line[kept:]
     if " :" in line:
         line = _BLANK_BEFORE_COLON.sub(r"\1:", line)
     return line
