@@ -82,6 +82,7 @@ FROZEN = {
     "2026-12-07": "ce215f5",
     "2026-12-07b": "9c8aeab",
     "2026-12-07c": "af2e17d",
+    "2026-12-07d": "62db5d1",
 }
 """The commit whose signature base each late set was first scored with (the 2026-12-03 set's predates this record)."""
 SIGNATURE_FILE = "src/tfgpu/knowledge/data/signatures.toml"
