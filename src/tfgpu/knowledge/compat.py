@@ -1,10 +1,10 @@
-"""Queries over the packaged compatibility tables (copies of shared/data/compat, and ptxas_targets.csv).
+"""Queries over the packaged compatibility tables (copies of shared/data/compat, ptxas_targets.csv and cuda_sonames.csv).
 
 Sources, per row in the CSVs: TensorFlow's "Tested build configurations" (tensorflow/docs
 site/en/install/source.md), ``setup.py`` of each release for the ``and-cuda`` pins, the CUDA
 Toolkit release notes (Tables 2 and 3) for drivers, NVIDIA's CUDA GPUs page, LLVM's record of the CUDA release
-that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas, and cuDNN's support matrices for the
-CUDA each cuDNN was built for.
+that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas, cuDNN's support matrices for the
+CUDA each cuDNN was built for, and the CUDA release notes' component versions for the math libraries' sonames.
 """
 
 from __future__ import annotations
@@ -297,3 +297,30 @@ def cuda_majors_for_cudnn(major: int) -> frozenset[int]:
         if row["cudnn_version"].split(".")[0] == str(major):
             majors.update(int(found) for found in _CUDA_MAJOR.findall(row["cuda_versions"]))
     return frozenset(majors)
+
+
+@functools.cache
+def library_sonames(library: str, cuda: str) -> frozenset[str] | None:
+    """The soname numbers a CUDA math library has in the releases ``cuda`` may name (cuda_sonames.csv), or None.
+
+    From CUDA 11 a math library's soname carries its own major, not CUDA's (TF's cuda_configure.bzl reads each from
+    its header): CUDA 11.0 ships libcusolver.so.10 and 11.1 to 11.8 libcusolver.so.11, so a TF 2.5 asking for
+    libcusolver.so.11 wants a CUDA newer than 11.0, while a libcufft.so.10 is CUDA 11's own. A bare major ("11")
+    names every minor of it. None where the table has no row: before CUDA 11 the soname follows CUDA's version.
+
+    Examples:
+        >>> sorted(library_sonames("cusolver", "11.0")), sorted(library_sonames("cusolver", "11"))
+        (['10'], ['10', '11'])
+        >>> sorted(library_sonames("cusolver", "11.8.89")), library_sonames("cufft", "10.1"), library_sonames("cudnn", "11.2")
+        (['11'], None, None)
+    """
+    key = version_key(cuda)[:2]  # a patch release ships its minor's libraries: 11.8.89 is 11.8
+    if not key:
+        return None
+    found = {
+        row["soname"]
+        for row in csv_rows("cuda_sonames.csv")
+        if row["library"] == library
+        and version_key(row["cuda_from"])[: len(key)] <= key <= version_key(row["cuda_to"])[: len(key)]
+    }
+    return frozenset(found) or None

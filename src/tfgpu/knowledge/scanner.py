@@ -802,7 +802,9 @@ class LogScanner:
 
     def _applies(self, hit: Hit, ctx: ScanContext) -> bool:
         signature = hit.signature
-        if signature.when_other_cuda and not other_cuda(hit.groups.get("want", ""), ctx.cuda_installed):
+        if signature.when_other_cuda and not other_cuda(
+            hit.groups.get("want", ""), ctx.cuda_installed, hit.groups.get("library", "")
+        ):
             return False
         if signature.when_other_cudnn and not other_major(hit.groups.get("want", ""), ctx.cudnn_installed):
             return False
@@ -810,7 +812,9 @@ class LogScanner:
             return False
         if signature.when_tf_cuda_differs and not other_cuda(built_cuda(ctx) or "", ctx.cuda_installed):
             return False
-        if signature.when_want_not_tf_cuda and not want_not_built(hit.groups.get("want", ""), ctx):
+        if signature.when_want_not_tf_cuda and not want_not_built(
+            hit.groups.get("want", ""), ctx, hit.groups.get("library", "")
+        ):
             return False
         if signature.when_want_not_tf_cudnn and not cudnn_want_not_built(hit.groups.get("want", ""), ctx):
             return False

@@ -10,28 +10,51 @@ from __future__ import annotations
 import re
 
 from tfgpu.knowledge.archs import KernelSupport, classify
-from tfgpu.knowledge.compat import TfRelease, cuda_majors_for_cudnn, first_cuda_targeting, release_archs, tf_release
+from tfgpu.knowledge.compat import (
+    TfRelease,
+    cuda_majors_for_cudnn,
+    first_cuda_targeting,
+    library_sonames,
+    release_archs,
+    tf_release,
+)
 from tfgpu.knowledge.log_facts import cuda_version_of
 from tfgpu.knowledge.signatures import Hit, ScanContext, Signature, version_tuple
 
 
-def other_cuda(want: str, installed: tuple[str, ...] | None) -> bool:
-    """True when the versions installed are known and none provides ``want``.
+def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") -> bool:
+    """True when the versions installed are known and none provides ``want`` (of ``library``, as TF names it).
 
-    From CUDA 11 a soname carries the major only (libcudart.so.11.0 serves every 11.x), so
-    majors are compared; before, minors are part of the soname (libcudart.so.10.1).
+    From CUDA 11 a soname carries a major only: the runtime's is CUDA's (libcudart.so.11.0 serves every
+    11.x), a math library's its own (``library_sonames``: CUDA 11.1 ships libcusolver.so.11 and
+    libcufft.so.10). Before, minors are part of the soname (libcudart.so.10.1).
+
+    Examples:
+        >>> other_cuda("11", ("11.0",), "libcusolver.so.11"), other_cuda("10", ("11.2",), "libcufft.so.10")
+        (True, False)
+        >>> other_cuda("10.1", ("10.2",), "libcudart.so.10.1"), other_cuda("11.0", ("11.4",), "libcudart.so.11.0")
+        (True, False)
     """
     if not want or not installed:
         return False
-    wanted = cuda_version_of(want).split(".")
+    wanted = cuda_version_of(want)
+    name = _MATH_LIBRARY.search(library)
 
     def provides(version: str) -> bool:
+        sonames = library_sonames(name.group(1), version) if name else None
+        if sonames is not None:
+            return wanted in sonames
         have = version.split(".")
-        if wanted[0] != have[0]:
+        major, *minor = wanted.split(".")
+        if major != have[0]:
             return False
-        return int(wanted[0]) >= 11 or len(wanted) < 2 or len(have) < 2 or wanted[1] == have[1]
+        return int(major) >= 11 or not minor or len(have) < 2 or minor[0] == have[1]
 
     return not any(provides(v) for v in installed)
+
+
+_MATH_LIBRARY = re.compile(r"(cublas|cufft|curand|cusolver|cusparse)(?:\.so|64_)")
+"""A CUDA math library in the name TF asks for (libcusolver.so.11, cufft64_10.dll): its soname is its own major."""
 
 
 def told_fields(signature: Signature) -> frozenset[str]:
@@ -199,10 +222,10 @@ def built_cuda(ctx: ScanContext) -> str | None:
     return version.group() if version else None
 
 
-def want_not_built(want: str, ctx: ScanContext) -> bool:
-    """True when the log's TF release is known and the CUDA it was built for does not provide ``want``."""
+def want_not_built(want: str, ctx: ScanContext, library: str = "") -> bool:
+    """True when the log's TF release is known and the CUDA it was built for does not provide ``want`` of ``library``."""
     built = built_cuda(ctx)
-    return built is not None and other_cuda(want, (built,))
+    return built is not None and other_cuda(want, (built,), library)
 
 
 def built_cudnn(ctx: ScanContext) -> str | None:

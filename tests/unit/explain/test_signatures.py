@@ -547,6 +547,24 @@ def test_a_cuda_the_log_shows_installed_makes_a_missing_soname_the_wrong_cuda(sh
     assert scan([missing, shown]).context.cuda_installed == ("10.1",)
 
 
+def test_a_math_library_s_soname_is_compared_with_what_the_cuda_installed_ships():
+    """From CUDA 11 a math library's soname is its own major: 11.0 ships libcusolver.so.10, 11.1 on .so.11 (pub-2512)."""
+    cusolver_11 = "W dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot open shared object file"
+    on_11_0 = scan([cusolver_11], ScanContext(tf_version="2.5", cuda_installed=("11.0",)))
+    assert on_11_0.hits[0].signature.id == "cuda-runtime-of-another-version"
+    on_11_2 = scan([cusolver_11], ScanContext(tf_version="2.5", cuda_installed=("11.2",)))
+    assert on_11_2.hits[0].signature.category == "missing_cuda_library"
+
+
+def test_cuda_11_s_own_cufft_is_not_read_as_another_cuda():
+    """libcufft.so.10 is CUDA 11's cuFFT (10.x), so a CUDA 11.2 beside it is not the wrong CUDA: the library is missing."""
+    cufft_10 = "W dso_loader.cc:64] Could not load dynamic library 'libcufft.so.10'; dlerror: libcufft.so.10: cannot open shared object file"
+    result = scan([cufft_10], ScanContext(tf_version="2.5", cuda_installed=("11.2",)))
+    assert result.hits[0].signature.category == "missing_cuda_library"
+    on_12 = scan([cufft_10], ScanContext(tf_version="2.5", cuda_installed=("12.3",)))  # CUDA 12 ships cuFFT 11
+    assert on_12.hits[0].signature.id == "cuda-runtime-of-another-version"
+
+
 FACT_FIELDS = set(fix_values(None, None))
 """Template fields explain fills from the facts or the log (explain.fix_values); every other field is a pattern's group."""
 
