@@ -303,16 +303,18 @@ def cuda_majors_for_cudnn(major: int) -> frozenset[int]:
 def library_sonames(library: str, cuda: str) -> frozenset[str] | None:
     """The soname numbers a CUDA math library has in the releases ``cuda`` may name (cuda_sonames.csv), or None.
 
-    From CUDA 11 a math library's soname carries its own major, not CUDA's (TF's cuda_configure.bzl reads each from
-    its header): CUDA 11.0 ships libcusolver.so.10 and 11.1 to 11.8 libcusolver.so.11, so a TF 2.5 asking for
-    libcusolver.so.11 wants a CUDA newer than 11.0, while a libcufft.so.10 is CUDA 11's own. A bare major ("11")
-    names every minor of it. None where the table has no row: before CUDA 11 the soname follows CUDA's version.
+    Up to CUDA 10.0 the soname is CUDA's major.minor (libcublas.so.10.0); CUDA 10.1 and 10.2 drop the minor
+    (libcublas.so.10), and from CUDA 11 a math library's soname carries its own major, not CUDA's (TF's
+    cuda_configure.bzl reads each from its header): CUDA 11.0 ships libcusolver.so.10 and 11.1 to 11.8
+    libcusolver.so.11, so a TF 2.5 asking for libcusolver.so.11 wants a CUDA newer than 11.0, while a libcufft.so.10
+    is CUDA 11's own. A bare major ("11") names every minor of it. None where the table has no row (CUDA 9 and
+    older, whose sonames are CUDA's own version; the runtime, libcudart, whose soname is CUDA's).
 
     Examples:
         >>> sorted(library_sonames("cusolver", "11.0")), sorted(library_sonames("cusolver", "11"))
         (['10'], ['10', '11'])
-        >>> sorted(library_sonames("cusolver", "11.8.89")), library_sonames("cufft", "10.1"), library_sonames("cudnn", "11.2")
-        (['11'], None, None)
+        >>> sorted(library_sonames("cusolver", "11.8.89")), sorted(library_sonames("cublas", "10")), library_sonames("cufft", "9.0")
+        (['11'], ['10', '10.0'], None)
     """
     key = version_key(cuda)[:2]  # a patch release ships its minor's libraries: 11.8.89 is 11.8
     if not key:

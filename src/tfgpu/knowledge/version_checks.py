@@ -25,9 +25,9 @@ from tfgpu.knowledge.signatures import Hit, ScanContext, Signature, version_tupl
 def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") -> bool:
     """True when the versions installed are known and none provides ``want`` (of ``library``, as TF names it).
 
-    From CUDA 11 a soname carries a major only: the runtime's is CUDA's (libcudart.so.11.0 serves every
-    11.x), a math library's its own (``library_sonames``: CUDA 11.1 ships libcusolver.so.11 and
-    libcufft.so.10). Before, minors are part of the soname (libcudart.so.10.1).
+    A math library's soname is looked up in what each CUDA release ships (``library_sonames``: CUDA 10.2
+    ships libcublas.so.10, 11.1 libcusolver.so.11 and libcufft.so.10). Otherwise, from CUDA 11 a soname
+    carries CUDA's major only (libcudart.so.11.0 serves every 11.x); before, its minor too (libcudart.so.10.1).
 
     Examples:
         >>> other_cuda("11", ("11.0",), "libcusolver.so.11"), other_cuda("10", ("11.2",), "libcufft.so.10")

@@ -565,6 +565,15 @@ def test_cuda_11_s_own_cufft_is_not_read_as_another_cuda():
     assert on_12.hits[0].signature.id == "cuda-runtime-of-another-version"
 
 
+def test_cuda_10_0_does_not_ship_the_bare_libcublas_so_10_that_cuda_10_1_does():
+    """TF's cuda_configure.bzl: the math libraries' soname lost its minor in CUDA 10.1 (libcublas.so.10.0 -> .so.10)."""
+    cublas_10 = "W dso_loader.cc:55] Could not load dynamic library 'libcublas.so.10'; dlerror: libcublas.so.10: cannot open shared object file"
+    on_10_0 = scan([cublas_10], ScanContext(tf_version="2.1", cuda_installed=("10.0",)))
+    assert on_10_0.hits[0].signature.id == "cuda-runtime-of-another-version"
+    on_10_2 = scan([cublas_10], ScanContext(tf_version="2.1", cuda_installed=("10.2",)))
+    assert on_10_2.hits[0].signature.category == "missing_cuda_library"
+
+
 FACT_FIELDS = set(fix_values(None, None))
 """Template fields explain fills from the facts or the log (explain.fix_values); every other field is a pattern's group."""
 
