@@ -227,7 +227,7 @@ def _tidy_spacing(line: str) -> str:
     """``line`` without the spacing a post adds inside a message; indentation, column runs and trailing blanks stay.
 
     A scan of the few double blanks a line holds, not a regular expression: most lines of a TF log hold one
-    (absl's padding of the thread id), and this runs on every line.
+    (absl's padding of the thread id).
 
     Examples:
         >>> _tidy_spacing("W dso_loader.cc:64] Could not  load dynamic library 'libcusolver.so.11'")
@@ -358,7 +358,6 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
-        line = _tidy_spacing(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
         if self.lines <= SAID_LINES and line.strip():
@@ -497,9 +496,19 @@ class LogScanner:
         also: list[tuple[int, re.Pattern[str]]],
         fallback: bool = True,
     ) -> list[int]:
-        """Record what the line matches: the specific signatures that matched it, by index (a fallback alone counts none)."""
+        """Record what the line matches: the specific signatures that matched it, by index (a fallback alone counts none).
+
+        A line that matches nothing is tried again without the spacing a post adds inside a message
+        (``_tidy_spacing``): only then, as a long log's lines mostly match a harmless signature or hold no
+        double blank, and the tidy is the costlier test.
+        """
         self._see_also(line, also)
         found = self._matching(line, held)
+        if not found and ("  " in line or " :" in line):
+            tidied = _tidy_spacing(line)
+            if tidied != line:
+                line, held = tidied, self._held_by(tidied)
+                found = self._matching(line, held)
         for index, match in found:
             self._record(self.signatures[index], match, line, number)
         if not found and fallback and held.fallback:
