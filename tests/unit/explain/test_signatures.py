@@ -547,31 +547,25 @@ def test_a_cuda_the_log_shows_installed_makes_a_missing_soname_the_wrong_cuda(sh
     assert scan([missing, shown]).context.cuda_installed == ("10.1",)
 
 
-def test_a_math_library_s_soname_is_compared_with_what_the_cuda_installed_ships():
-    """From CUDA 11 a math library's soname is its own major: 11.0 ships libcusolver.so.10, 11.1 on .so.11 (pub-2512)."""
-    cusolver_11 = "W dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot open shared object file"
-    on_11_0 = scan([cusolver_11], ScanContext(tf_version="2.5", cuda_installed=("11.0",)))
-    assert on_11_0.hits[0].signature.id == "cuda-runtime-of-another-version"
-    on_11_2 = scan([cusolver_11], ScanContext(tf_version="2.5", cuda_installed=("11.2",)))
-    assert on_11_2.hits[0].signature.category == "missing_cuda_library"
+@pytest.mark.parametrize(
+    ("library", "tf", "installed", "category"),
+    [
+        ("libcusolver.so.11", "2.5", "11.0", "wrong_cuda_version_installed"),  # 11.0 ships .so.10 (pub-2512)
+        ("libcusolver.so.11", "2.5", "11.2", "missing_cuda_library"),
+        ("libcufft.so.10", "2.5", "11.2", "missing_cuda_library"),  # CUDA 11's cuFFT is 10.x
+        ("libcufft.so.10", "2.5", "12.3", "wrong_cuda_version_installed"),  # CUDA 12's is 11.x
+        ("libcublas.so.10", "2.1", "10.0", "wrong_cuda_version_installed"),  # the minor left the soname in 10.1
+        ("libcublas.so.10", "2.1", "10.2", "missing_cuda_library"),
+    ],
+)
+def test_a_math_library_s_soname_is_compared_with_what_the_cuda_installed_ships(library, tf, installed, category):
+    """A math library's soname is its own major from CUDA 11 and CUDA's major from 10.1 (TF's cuda_configure.bzl).
 
-
-def test_cuda_11_s_own_cufft_is_not_read_as_another_cuda():
-    """libcufft.so.10 is CUDA 11's cuFFT (10.x), so a CUDA 11.2 beside it is not the wrong CUDA: the library is missing."""
-    cufft_10 = "W dso_loader.cc:64] Could not load dynamic library 'libcufft.so.10'; dlerror: libcufft.so.10: cannot open shared object file"
-    result = scan([cufft_10], ScanContext(tf_version="2.5", cuda_installed=("11.2",)))
-    assert result.hits[0].signature.category == "missing_cuda_library"
-    on_12 = scan([cufft_10], ScanContext(tf_version="2.5", cuda_installed=("12.3",)))  # CUDA 12 ships cuFFT 11
-    assert on_12.hits[0].signature.id == "cuda-runtime-of-another-version"
-
-
-def test_cuda_10_0_does_not_ship_the_bare_libcublas_so_10_that_cuda_10_1_does():
-    """TF's cuda_configure.bzl: the math libraries' soname lost its minor in CUDA 10.1 (libcublas.so.10.0 -> .so.10)."""
-    cublas_10 = "W dso_loader.cc:55] Could not load dynamic library 'libcublas.so.10'; dlerror: libcublas.so.10: cannot open shared object file"
-    on_10_0 = scan([cublas_10], ScanContext(tf_version="2.1", cuda_installed=("10.0",)))
-    assert on_10_0.hits[0].signature.id == "cuda-runtime-of-another-version"
-    on_10_2 = scan([cublas_10], ScanContext(tf_version="2.1", cuda_installed=("10.2",)))
-    assert on_10_2.hits[0].signature.category == "missing_cuda_library"
+    A CUDA that ships the soname makes the library missing; one that does not is the wrong CUDA.
+    """
+    line = f"W dso_loader.cc:64] Could not load dynamic library '{library}'; dlerror: {library}: cannot open shared object file"
+    result = scan([line], ScanContext(tf_version=tf, cuda_installed=(installed,)))
+    assert result.hits[0].signature.category == category
 
 
 FACT_FIELDS = set(fix_values(None, None))
