@@ -4,7 +4,8 @@ Sources, per row in the CSVs: TensorFlow's "Tested build configurations" (tensor
 site/en/install/source.md), ``setup.py`` of each release for the ``and-cuda`` pins, the CUDA
 Toolkit release notes (Tables 2 and 3) for drivers, NVIDIA's CUDA GPUs page, LLVM's record of the CUDA release
 that first targets each architecture (clang/lib/Basic/Cuda.cpp) for ptxas, cuDNN's support matrices for the
-CUDA each cuDNN was built for, and the CUDA release notes' component versions for the math libraries' sonames.
+CUDA each cuDNN was built for, and for the math libraries' sonames TF's cuda_configure.bzl (CUDA 10), the CUDA
+release notes' component versions (CUDA 11) and the ranges of TF's CUDA 12 wheels.
 """
 
 from __future__ import annotations
