@@ -21,6 +21,9 @@ from tfgpu.knowledge.compat import (
 from tfgpu.knowledge.log_facts import cuda_version_of
 from tfgpu.knowledge.signatures import Hit, ScanContext, Signature, version_tuple
 
+_MATH_LIBRARY = re.compile(r"(cublas|cufft|curand|cusolver|cusparse)(?:\.so|64_)")
+"""A CUDA math library in the name TF asks for (libcusolver.so.11, cufft64_10.dll): its soname is its own major."""
+
 
 def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") -> bool:
     """True when the versions installed are known and none provides ``want`` (of ``library``, as TF names it).
@@ -51,10 +54,6 @@ def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") 
         return int(major) >= 11 or not minor or len(have) < 2 or minor[0] == have[1]
 
     return not any(provides(v) for v in installed)
-
-
-_MATH_LIBRARY = re.compile(r"(cublas|cufft|curand|cusolver|cusparse)(?:\.so|64_)")
-"""A CUDA math library in the name TF asks for (libcusolver.so.11, cufft64_10.dll): its soname is its own major."""
 
 
 def told_fields(signature: Signature) -> frozenset[str]:

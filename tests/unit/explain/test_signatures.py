@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from tfgpu.explain.explain import explain_lines, fix_values
 from tfgpu.knowledge.archs import KernelSupport
+from tfgpu.knowledge.compat import library_sonames
 from tfgpu.knowledge.keyword_index import KeySet, compact, pattern_keywords
+from tfgpu.knowledge.libraries import wanted_libraries
 from tfgpu.knowledge.log_facts import GpuKnown, asks_for_gpu
 from tfgpu.knowledge.resemblance import load_resemblance
 from tfgpu.knowledge.scanner import BLOCK_LINES, LogScanner, term_index
@@ -566,6 +568,18 @@ def test_a_math_library_s_soname_is_compared_with_what_the_cuda_installed_ships(
     line = f"W dso_loader.cc:64] Could not load dynamic library '{library}'; dlerror: {library}: cannot open shared object file"
     result = scan([line], ScanContext(tf_version=tf, cuda_installed=(installed,)))
     assert result.hits[0].signature.category == category
+
+
+@pytest.mark.parametrize("newest", ["11.8", "12.9"])
+def test_the_soname_table_agrees_with_the_libraries_the_doctor_checks(newest):
+    """Two tables state the math libraries' sonames: cuda_sonames.csv by CUDA release (explain), libraries.py by
+    the CUDA major TF is built for (the doctor). A build for a major links the sonames of its newest release."""
+    math = [
+        w for w in wanted_libraries(newest, None) if w.name in ("cublas", "cufft", "curand", "cusolver", "cusparse")
+    ]
+    assert math
+    for wanted in math:
+        assert library_sonames(wanted.name, newest) == {wanted.soname.rsplit(".so.", 1)[1]}, wanted.soname
 
 
 FACT_FIELDS = set(fix_values(None, None))
