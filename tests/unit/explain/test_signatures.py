@@ -3383,3 +3383,14 @@ def test_ptx_left_to_the_driver_is_a_warning_below_the_reason_tf_gives_before_it
 def test_a_binding_calling_a_function_its_native_tensorflow_lacks_is_a_version_mismatch():
     line = "Unhandled Exception: System.EntryPointNotFoundException: Unable to find an entry point named 'TF_StringEncodedSize' in DLL 'tensorflow'."
     assert top_problem(line) == ("native-tensorflow-lacks-entry-point", {"entry": "TF_StringEncodedSize"})
+
+
+def test_an_rnn_and_a_convolution_without_cudnn_name_one_cause():
+    # TF's stream executor raises both when it has no cuDNN support (StreamExecutor::createRnnDescriptor and
+    # GetConvolveRunners in stream_executor_pimpl.cc), so the two messages are one class, not an RNN kernel failing
+    rnn = "tensorflow.python.framework.errors_impl.UnknownError: Fail to find the dnn implementation. [Op:CudnnRNN]"
+    conv = "OP_REQUIRES failed at conv_ops.cc:1068 : UNIMPLEMENTED: DNN library is not found."
+    assert {scan([rnn]).hits[0].signature.category, scan([conv]).hits[0].signature.category} == {"dnn_not_found"}
+    # the lines above, which say why cuDNN did not start, stay the answer when the log holds them
+    handle = "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    assert scan([handle, rnn]).hits[0].signature.category == "cudnn_handle_internal_error"
