@@ -3392,5 +3392,7 @@ def test_an_rnn_and_a_convolution_without_cudnn_name_one_cause():
     conv = "OP_REQUIRES failed at conv_ops.cc:1068 : UNIMPLEMENTED: DNN library is not found."
     assert {scan([rnn]).hits[0].signature.category, scan([conv]).hits[0].signature.category} == {"dnn_not_found"}
     # the lines above, which say why cuDNN did not start, stay the answer when the log holds them
-    handle = "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    handle = (
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
+    )
     assert scan([handle, rnn]).hits[0].signature.category == "cudnn_handle_internal_error"
