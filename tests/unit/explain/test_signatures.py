@@ -3396,3 +3396,14 @@ def test_an_rnn_and_a_convolution_without_cudnn_name_one_cause():
         "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"
     )
     assert scan([handle, rnn]).hits[0].signature.category == "cudnn_handle_internal_error"
+
+
+def test_a_gpu_whose_architecture_the_build_skips_is_jit_compiled_not_newer_than_the_build():
+    # TF 2.2's wheel carries SASS and PTX for 3.5, 3.7 and 5.2 but not 5.0: a 940MX (5.0) runs the 3.7 PTX, JIT-compiled,
+    # though the build does not predate it (tf_archs.csv)
+    line = "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1697] Adding visible gpu devices: 0"
+    result = scan([line], ScanContext(tf_version="2.2", gpu_cc=(5, 0)))
+    hit = next(h for h in result.hits if h.signature.id == "build-predates-gpu")
+    assert result.context.kernels is KernelSupport.PTX_JIT
+    title = render_template(hit.signature.title, hit.groups)
+    assert "no machine code for this GPU (compute capability 5.0)" in title and "predates" not in title
