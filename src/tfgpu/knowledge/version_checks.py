@@ -21,14 +21,14 @@ from tfgpu.knowledge.compat import (
 from tfgpu.knowledge.log_facts import cuda_version_of
 from tfgpu.knowledge.signatures import Hit, ScanContext, Signature, version_tuple
 
-_MATH_LIBRARY = re.compile(r"(cublas|cufft|curand|cusolver|cusparse)(?:\.so|64_)")
-"""A CUDA math library in the name TF asks for (libcusolver.so.11, cufft64_10.dll): its soname is its own major."""
+_LIBRARY_STEM = re.compile(r"\b(?:lib)?([a-z]+)(?:\.so|64_)")
+"""The library in the name TF asks for (libcusolver.so.11, cufft64_10.dll: cusolver, cufft), as cuda_sonames.csv names it."""
 
 
 def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") -> bool:
     """True when the versions installed are known and none provides ``want`` (of ``library``, as TF names it).
 
-    A math library's soname is looked up in what each CUDA release ships (``library_sonames``: CUDA 10.2
+    A library of cuda_sonames.csv has its soname looked up in what each CUDA release ships (``library_sonames``: CUDA 10.2
     ships libcublas.so.10, 11.1 libcusolver.so.11 and libcufft.so.10). Otherwise, from CUDA 11 a soname
     carries CUDA's major only (libcudart.so.11.0 serves every 11.x); before, its minor too (libcudart.so.10.1).
 
@@ -41,10 +41,10 @@ def other_cuda(want: str, installed: tuple[str, ...] | None, library: str = "") 
     if not want or not installed:
         return False
     wanted = cuda_version_of(want)
-    name = _MATH_LIBRARY.search(library)
+    name = _LIBRARY_STEM.search(library)
 
     def provides(version: str) -> bool:
-        sonames = library_sonames(name.group(1), version) if name else None
+        sonames = library_sonames(name.group(1), version) if name else None  # None: not in the table (libcudart)
         if sonames is not None:
             return wanted in sonames
         have = version.split(".")
