@@ -857,6 +857,8 @@ class LogScanner:
             built = version_tuple(built_cuda(ctx))
             if built is None or built >= signature.when_built_cuda_below:
                 return False
+        if signature.when_gpu_arch_known is not None and (ctx.gpu_cc is not None) != signature.when_gpu_arch_known:
+            return False
         if signature.when_cuda_predates_gpu and not cuda_predates_gpu(ctx):
             return False
         if signature.when_build_predates_gpu and not build_predates_gpu(ctx):

@@ -119,6 +119,10 @@ class Signature:
     """Only when the log's GPU and the CUDA whose ptxas assembles its kernels are known and that CUDA is older than
     the first release that targets the GPU (the CUDA installed, else the one TF was built for): CUDA 11.0's ptxas
     has no sm_86, which ptxas's own "non-zero error code" does not say."""
+    when_gpu_arch_known: bool | None = None
+    """Only when the GPU's compute capability is known (True) or unknown (False) from the facts or the log: a cuBLAS
+    kernel failing under a CUDA 10 build points at a GPU newer than that CUDA only while the GPU is unnamed; a named
+    one is compared with the build instead (``when_build_predates_gpu``)."""
     when_build_predates_gpu: bool = False
     """Only when the log's GPU and TF release are known and the cuBLAS and cuDNN of the CUDA that release was built for
     hold no kernels the GPU runs (``build_predates_gpu``: that CUDA predates the GPU's architecture), which a crash or
@@ -374,6 +378,7 @@ def parse_signatures(document: Mapping[str, Any]) -> tuple[Signature, ...]:
                 when_kernels=frozenset(KernelSupport(k) for k in when["kernels"]) if "kernels" in when else None,
                 when_built_cuda_below=version_tuple(when.get("built_cuda_below")),
                 when_cuda_predates_gpu=bool(when.get("cuda_predates_gpu", False)),
+                when_gpu_arch_known=when.get("gpu_arch_known"),
                 when_build_predates_gpu=bool(when.get("build_predates_gpu", False)),
                 when_cudnn_below_build=bool(when.get("cudnn_below_build", False)),
                 paste_patterns=tuple(re.compile(_phrase(p, phrases)) for p in entry.get("paste_patterns", [])),

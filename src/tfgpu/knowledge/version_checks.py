@@ -103,6 +103,7 @@ def tell_versions(hit: Hit, ctx: ScanContext) -> None:
         hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("cc", "{}.{}".format(*ctx.gpu_cc))
     if signature.when_built_cuda_below and ctx.tf_version:
+        hit.groups.setdefault("tf", ctx.tf_version)
         hit.groups.setdefault("built", built_cuda(ctx) or "?")
     if signature.when_cuda_predates_gpu and ctx.gpu_cc:
         cuda = _ptxas_cuda(ctx)

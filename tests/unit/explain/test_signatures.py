@@ -68,6 +68,7 @@ CONTEXT = {
     "cuinit-failed-other-graphics": ScanContext(no_gpu=True),
     "build-predates-gpu": ScanContext(tf_version="2.3", gpu_cc=(8, 6)),  # a CUDA 10.1 build on an RTX 30xx
     "cublas-predates-gpu": ScanContext(tf_version="1.15", gpu_cc=(8, 6)),
+    "cublas-kernel-failed-cuda10-build": ScanContext(tf_version="1.15"),  # a CUDA 10.0 build, the GPU unnamed
     "build-predates-gpu-crash": ScanContext(tf_version="1.10", gpu_cc=(7, 5)),  # a CUDA 9.0 build on an RTX 20xx
     "gpu-below-build-minimum": ScanContext(tf_version="1.15", gpu_cc=(3, 0)),  # a Quadro K420; TF 1.15 starts at 3.5
     "gpu-below-build-minimum-found": ScanContext(tf_version="2.3"),  # the GT 630's 3.0 read from TF's device line
@@ -1180,6 +1181,22 @@ def test_versions_that_conflict_tell_the_cause_where_no_line_names_a_problem_and
     # a harmless line TF printed is what such a post is about: a CUDA library it loaded
     loaded = "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully opened dynamic library libcudart.so.11.0"
     assert all(h.reading is not Reading.BY_VERSIONS for h in scan([*post, loaded]).hits)
+
+
+def test_a_cublas_kernel_failing_under_a_cuda_10_build_asks_whether_the_gpu_is_newer_only_while_it_is_unnamed():
+    failed = "E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS routine: CUBLAS_STATUS_EXECUTION_FAILED"
+    gemm = "InternalError: Blas GEMM launch failed : a.shape=(4096, 2), b.shape=(2, 128), m=4096, n=128, k=2"
+    hit = scan([failed, gemm], ScanContext(tf_version="1.15")).hits[0]
+    assert (hit.signature.id, hit.groups["tf"], hit.groups["built"]) == ("cublas-kernel-failed-cuda10-build", "1.15", "10.0")
+    # a named GPU is compared instead: too new for the build, or one the build serves (cuBLAS's own failure)
+    assert scan([failed], ScanContext(tf_version="1.15", gpu_cc=(8, 6))).hits[0].signature.id == "cublas-predates-gpu"
+    assert scan([failed], ScanContext(tf_version="1.15", gpu_cc=(7, 0))).hits[0].signature.id == "blas-gemm-launch-failed"
+    # a CUDA 11 build has kernels for every GPU up to Ampere; an unknown release says nothing of its CUDA
+    for facts in (ScanContext(tf_version="2.4"), ScanContext()):
+        assert scan([failed], facts).hits[0].signature.id == "blas-gemm-launch-failed"
+    # the handle failing to start is memory, not the architecture
+    handle = "E tensorflow/stream_executor/cuda/cuda_blas.cc:238] failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED"
+    assert scan([handle], ScanContext(tf_version="1.15")).hits[0].signature.id != "cublas-kernel-failed-cuda10-build"
 
 
 def test_a_paste_pattern_names_a_shared_phrase_and_an_unknown_name_is_refused():
