@@ -1187,10 +1187,16 @@ def test_a_cublas_kernel_failing_under_a_cuda_10_build_asks_whether_the_gpu_is_n
     failed = "E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS routine: CUBLAS_STATUS_EXECUTION_FAILED"
     gemm = "InternalError: Blas GEMM launch failed : a.shape=(4096, 2), b.shape=(2, 128), m=4096, n=128, k=2"
     hit = scan([failed, gemm], ScanContext(tf_version="1.15")).hits[0]
-    assert (hit.signature.id, hit.groups["tf"], hit.groups["built"]) == ("cublas-kernel-failed-cuda10-build", "1.15", "10.0")
+    assert (hit.signature.id, hit.groups["tf"], hit.groups["built"]) == (
+        "cublas-kernel-failed-cuda10-build",
+        "1.15",
+        "10.0",
+    )
     # a named GPU is compared instead: too new for the build, or one the build serves (cuBLAS's own failure)
     assert scan([failed], ScanContext(tf_version="1.15", gpu_cc=(8, 6))).hits[0].signature.id == "cublas-predates-gpu"
-    assert scan([failed], ScanContext(tf_version="1.15", gpu_cc=(7, 0))).hits[0].signature.id == "blas-gemm-launch-failed"
+    assert (
+        scan([failed], ScanContext(tf_version="1.15", gpu_cc=(7, 0))).hits[0].signature.id == "blas-gemm-launch-failed"
+    )
     # a CUDA 11 build has kernels for every GPU up to Ampere; an unknown release says nothing of its CUDA
     for facts in (ScanContext(tf_version="2.4"), ScanContext()):
         assert scan([failed], facts).hits[0].signature.id == "blas-gemm-launch-failed"
