@@ -3,7 +3,7 @@
 # (Keras 3 and TF 2 API changes, packages built for another TF or NumPy) and of a GPU build run where no GPU is.
 # Each fault is a small user script run as a user runs it (`python3 train.py`, TF's and Keras's default logging,
 # stdout and stderr together); its category is written in benchmarks/corpus/gpu-faults.json before its log exists.
-#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p, r, s or u
+#   [SET=l] bash scripts/cpu_issue28.sh WORKDIR OUTDIR     # SET: k (the first set, the default), l, m, n, p, r, s, u or w
 # WORKDIR holds the wheels (wheels/: tensorflow 2.21.0 for this Python, tensorflow-text 2.15.0, numpy 1.24.4,
 # tensorflow-addons 0.23.0, typeguard 2.13.3; for set l tensorflow-hub 0.16.1 and h5py 3.9.0; for set r ml_dtypes 0.4.1; for set u tensorflow-probability 0.23.0 with dm-tree 0.1.8, cloudpickle 3.1.1 and decorator 5.1.1, tf-keras 2.15.1, transformers 4.46.3 with huggingface-hub 0.26.5, tokenizers 0.20.3, safetensors 0.4.5, regex 2024.11.6, pyyaml 6.0.2, tqdm 4.67.1, filelock 3.16.1 and fsspec 2024.10.0) and set k gets two virtual environments: tensorflow-cpu 2.21.0 (the
 # project's own test dependency, .venv) is the CPU build; WORKDIR/gpu-build is the GPU build, first alone, then with
@@ -452,6 +452,58 @@ print(batch.shape)
 PY
 sed 's/loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))/loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), jit_compile=True)/' "$w/mlp.py" >"$w/jit-cpu-ok.py"
 cp "$w/mlp.py" "$w/onednn-off-ok.py"
+cat >"$w/retracing-loop.py" <<'PY'
+import tensorflow as tf
+@tf.function
+def scale(x, factor):
+    return x * factor
+x = tf.ones([4])
+for step in range(12):
+    print(float(tf.reduce_sum(scale(x, step * 0.5))))  # a new Python float each call: a new trace each call
+PY
+cat >"$w/tf-configproto.py" <<'PY'
+import tensorflow as tf
+config = tf.ConfigProto()  # TF 1.x's session options, as allow_growth snippets write them
+config.gpu_options.allow_growth = True
+print(tf.reduce_sum(tf.ones([4])))
+PY
+cat >"$w/tf-app-flags.py" <<'PY'
+import tensorflow as tf
+flags = tf.app.flags  # TF 1.x's command-line flags
+flags.DEFINE_integer("epochs", 2, "training epochs")
+print(flags.FLAGS.epochs)
+PY
+cat >"$w/keras-merge-layer.py" <<'PY'
+import keras
+from keras.layers import Merge  # Keras 1's merge layer
+left, right = keras.Input((4,)), keras.Input((4,))
+print(Merge(mode="concat")([left, right]))
+PY
+cat >"$w/keras-experimental-preprocessing.py" <<'PY'
+import numpy as np
+from tensorflow.keras.layers.experimental import preprocessing  # TF 2.3-2.5's home of the preprocessing layers
+norm = preprocessing.Normalization()
+norm.adapt(np.random.rand(32, 4))
+print(norm(np.random.rand(2, 4)))
+PY
+cat >"$w/numpy-huge.py" <<'PY'
+import numpy as np, tensorflow as tf
+features = np.zeros((1_000_000, 1_000_000), dtype=np.float32)  # a dense matrix of 4 TB, built on the host
+print(tf.reduce_sum(features[:1]))
+PY
+cat >"$w/cudnnlstm-layer.py" <<'PY'
+import numpy as np, keras
+model = keras.Sequential([keras.Input((20, 8)), keras.layers.CuDNNLSTM(16), keras.layers.Dense(1)])  # TF 1.x Keras's cuDNN LSTM
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.random.rand(64, 20, 8), np.random.rand(64, 1), epochs=1, verbose=2)
+PY
+sed 's/^model = keras.Sequential/keras.mixed_precision.set_global_policy("mixed_bfloat16")\nmodel = keras.Sequential/' "$w/mlp.py" >"$w/bf16-cpu-ok.py"
+if [ "${SET:-k}" = w ]; then
+  for name in retracing-loop tf-configproto tf-app-flags keras-merge-layer keras-experimental-preprocessing numpy-huge cudnnlstm-layer bf16-cpu-ok; do
+    fault "$name" "$cpu_python"
+  done
+  exit 0
+fi
 if [ "${SET:-k}" = u ]; then
   fault tfp-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tensorflow_probability-0.23.0-*.whl "$work"/wheels/dm_tree-0.1.8-*.whl "$work"/wheels/cloudpickle-3.1.1-*.whl "$work"/wheels/decorator-5.1.1-*.whl)"
   fault tf-keras-old "$cpu_python" PYTHONPATH="$(overlay "$work"/wheels/tf_keras-2.15.1-*.whl)"
