@@ -4,7 +4,7 @@
 # stderr together, the command line first as a terminal paste shows it); its log goes to $o/NAME.log.
 # The fault each script has is written in benchmarks/corpus/gpu-faults.json before explain reads the
 # logs (what the script does, and what the run showed: a fault that did not happen is recorded as such).
-# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j, o, q or t (later sets, each registered and scored the same way).
+# SET picks the faults: a (the first set, written from afterwards), b, c, d, e, f, g, h, i, j, o, q, t or v (later sets, each registered and scored the same way).
 #   SET=b setsid nohup bash scripts/h200_issue28.sh run >/tmp/i28b.log 2>&1 </dev/null &
 #   SET=b bash scripts/h200_issue28.sh wait SECONDS
 set -u
@@ -966,6 +966,32 @@ sparse = tf.sparse.from_dense(tf.eye(512))
 with tf.device("/GPU:0"):
     print(float(tf.reduce_sum(tf.sparse.sparse_dense_matmul(sparse, tf.ones([512, 8])))))
 PY
+
+cat >"$w/profiler-keras-ok.py" <<'PY'
+import numpy as np, keras
+x, y = np.random.rand(4096, 784).astype("float32"), np.random.randint(0, 10, 4096)
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(512, activation="relu"), keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+board = keras.callbacks.TensorBoard("logs", profile_batch=(2, 6))
+model.fit(x, y, epochs=2, batch_size=256, verbose=2, callbacks=[board])
+PY
+cat >"$w/profiler-api-ok.py" <<'PY'
+import tensorflow as tf
+tf.profiler.experimental.start("logs-api")
+x = tf.random.normal([4096, 4096])
+for _ in range(10):
+    x = tf.linalg.matmul(x, x) / 4096.0
+print(float(tf.reduce_sum(x)))
+tf.profiler.experimental.stop()
+PY
+
+if [ "$SET" = v ]; then
+  LIMIT=300 fault profiler-keras-ok
+  LIMIT=300 fault profiler-api-ok
+  find "$w/logs" "$w/logs-api" -type f -printf '%s %p\n' >"$o/profiler-files.txt" 2>&1
+  touch "$o/done"
+  exit 0
+fi
 
 if [ "$SET" = t ]; then
   old12() {  # old12 DIR WHEEL: that wheel's lib directory (one library of an older CUDA 12) in /opt/DIR
