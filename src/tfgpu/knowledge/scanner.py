@@ -29,7 +29,6 @@ from tfgpu.knowledge.log_facts import (
     GPU_SAID,
     GTX_16,
     INDENTS,
-    LOG_RECORD,
     NOT_NVIDIA,
     NOTICE_RECORD,
     NVIDIA_KEYS,
@@ -42,6 +41,7 @@ from tfgpu.knowledge.log_facts import (
     MachineReading,
     has_tensor_cores,
 )
+from tfgpu.knowledge.posted_text import WRAPPED_CHARS, plain, starts_record, unwrapped
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.signatures import (
     Hit,
@@ -345,7 +345,7 @@ class LogScanner:
         mark = line[:2]
         if mark not in QUOTE_MARKS:
             self._quoted = None
-        elif mark == self._quoted or _starts_record(line[2:]):
+        elif mark == self._quoted or starts_record(line[2:]):
             self._quoted = mark
             return line[2:]
         else:
@@ -358,13 +358,14 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
+        line = plain(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
         if self.lines <= SAID_LINES and line.strip():
             if self.lines <= SHORT_LOG_LINES:
                 self._first_lines.append((self.lines, line))
                 self.machine.read_short_paste_line(line)
-            if not _starts_record(line):
+            if not starts_record(line):
                 self._said_lines.append((self.lines, line))
                 self.machine.read_said_line(line)
         self._pending.append((self.lines, line))
@@ -375,10 +376,11 @@ class LogScanner:
         """Match the lines fed since the last block against the keywords the block holds."""
         if not self._pending:
             return
-        block = "\n".join(line for _, line in self._pending)
+        lines = unwrapped(self._pending)
+        block = "\n".join(line for _, line in lines)
         brief = compact(block)
         brief_low = brief.lower()
-        self.machine.read_block(block, [line for _, line in self._pending], brief_low, first=self._pending[0][0] == 1)
+        self.machine.read_block(block, [line for _, line in lines], brief_low, first=self._pending[0][0] == 1)
         held = self._keywords.held_in(brief, brief_low)
         also = [
             (key, pattern)
@@ -388,8 +390,8 @@ class LogScanner:
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
         wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
         refine: tuple[int, str, list[int]] | None = None  # the last TF record a signature matched, cut mid-sentence
-        for number, line in self._pending:
-            starts = _starts_record(line)
+        for number, line in lines:
+            starts = starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in INDENTS)
             if record is not None and goes_on and self._match_joined(record, line):
                 record = None
@@ -877,10 +879,6 @@ def _breaks_mid_word(first: str, line: str) -> bool:
     return first[-1:].isalnum() and line[:1].isalnum()
 
 
-WRAPPED_CHARS = 60
-"""The shortest line a wrap may have cut: terminals and posts wrap at 80 columns or more, less a timestamp's indent."""
-
-
 def _joinings(first: str, line: str) -> tuple[str, str]:
     """A line and its continuation joined both ways, the likelier first.
 
@@ -901,12 +899,3 @@ def _tail(line: str) -> bool:
     """Whether a line may be the rest of a sentence cut before it: it goes on in lower case, a number or a bracket."""
     head = line.lstrip()[:1]
     return bool(head) and (head.islower() or head.isdigit() or head in "([`'\"")
-
-
-def _starts_record(line: str) -> bool:
-    """Whether the line starts a TensorFlow log record (a string test first: most lines start none)."""
-    text = line.lstrip() if line[:1].isspace() else line  # most lines start unindented: no copy
-    head, second = text[:1], text[1:2]
-    if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
-        return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
-    return LOG_RECORD.match(line) is not None

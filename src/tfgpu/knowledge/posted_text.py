@@ -1,0 +1,122 @@
+"""What posting and copying do to a log's text, undone before it is matched.
+
+A log reaches explain through a terminal, a mail client, a web page or an editor, and each changes
+its characters without changing its cause. A console copies the lines it shows at its width, so every
+long record comes out in pieces of that many characters, cut mid-word; a mail client or a forum wraps
+at the last blank before its width; a page copied as its source writes quotes and brackets as HTML
+character references (``&#39;libcudart.so.11.0&#39;``); an editor turns TF's straight quotes into
+typographic ones. The signatures are written as TF prints, so the scanner reads each line in TF's
+characters (``plain``) and each block with its wrapped records whole again (``unwrapped``).
+``benchmarks/explain_robustness.py`` measures both on the corpus.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+
+from tfgpu.knowledge.log_facts import LOG_RECORD, fold_digits
+
+WRAPPED_CHARS = 60
+"""The shortest line a wrap may have cut: terminals and posts wrap at 80 columns or more, less a timestamp's indent."""
+WRAPS_SEEN = 2
+"""Breaks a block must show before it is read as wrapped, each after a line of its own (lines that differ only in
+their numbers are one): a log as TF wrote it may end its longest line at the width (a poster's sentence after it),
+or print one message of that length many times (TF's NUMA warning, an OOM per allocation); a wrapped log breaks
+each of its long lines."""
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
+"""Typographic quotes as the straight ones TF prints ("Could not load dynamic library ‘libcudart.so.11.0’")."""
+_REFERENCE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
+"""An HTML character reference, named or numeric: the way a page's source writes a quote or a bracket."""
+_TABLE_EDGES = frozenset("|+=_-\u2502\u2503\u250f\u2517\u2521\u2514\u250c\u251c\u255e\u2550\u2500\u2501\u2554\u255a")
+"""First characters of a table's lines (nvidia-smi's boxes, Keras's model summary): rows of one width that no wrap cut."""
+
+
+def plain(line: str) -> str:
+    """``line`` in the characters TF printed: straight quotes, and HTML's character references as their characters.
+
+    Examples:
+        >>> plain("Could not load dynamic library &#39;libcudart.so.11.0&#39;; dlerror")
+        "Could not load dynamic library 'libcudart.so.11.0'; dlerror"
+        >>> plain("Could not load dynamic library \u2018cudnn64_8.dll\u2019")
+        "Could not load dynamic library 'cudnn64_8.dll'"
+        >>> plain("AT&T; R&D")
+        'AT&T; R&D'
+    """
+    if not line.isascii():
+        line = line.translate(_TYPOGRAPHIC)
+    if "&" in line and _REFERENCE.search(line):
+        line = html.unescape(line)
+        if "\n" in line or "\r" in line:
+            line = line.replace("\r", " ").replace("\n", " ")  # "&#10;" is a line end in the page, a blank here
+    return line
+
+
+def starts_record(line: str) -> bool:
+    """Whether the line starts a TensorFlow log record (a string test first: most lines start none)."""
+    text = line.lstrip() if line[:1].isspace() else line  # most lines start unindented: no copy
+    head, second = text[:1], text[1:2]
+    if not head or not (head.isdigit() or (head in "IWEF" and (second.isdigit() or second == " "))):
+        return False  # "Epoch 3/10", '  File "…"', program output: no record starts so
+    return LOG_RECORD.match(line) is not None
+
+
+def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The block's lines with each line a wrap cut into pieces whole again, numbered as its first piece.
+
+    The block's longest line gives the width it was wrapped at. A console's copy leaves pieces of
+    exactly that width, more such breaks than breaks shorter lines show, and they join as they were cut
+    (no blank between). A wrap at a blank leaves each piece too short to take the next piece's first
+    word within the width, and the blank goes back between them. Neither joins a piece to a line that
+    starts a TF record, to an indented line after a wrap at a blank (a traceback's next frame), or to
+    the row of a table, and a block is read as wrapped only where it shows ``WRAPS_SEEN`` such breaks.
+    The list itself comes back when the block was not wrapped (a log as TF wrote it, most of them).
+
+    Examples:
+        >>> line = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+        ...         "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file")
+        >>> console_copy = [(n + 1, line[i : i + 80]) for n, i in enumerate(range(0, len(line), 80))]
+        >>> len(console_copy), unwrapped(console_copy) == [(1, line)]
+        (3, True)
+        >>> lines = [(1, "short"), (2, "lines")]
+        >>> unwrapped(lines) is lines
+        True
+    """
+    width = max((len(text) for _, text in lines), default=0)
+    if width < WRAPPED_CHARS:
+        return lines
+    texts = [text for _, text in lines]
+    cut = {fold_digits(a) for a, b in itertools.pairwise(texts) if len(a) == width and _goes_on(a, b, width, True)}
+    at_blanks = {
+        fold_digits(a) for a, b in itertools.pairwise(texts) if len(a) < width and _goes_on(a, b, width, False)
+    }
+    if max(len(cut), len(at_blanks)) < WRAPS_SEEN:
+        return lines
+    console = len(cut) >= WRAPS_SEEN and len(cut) > len(at_blanks)
+    joined: list[tuple[int, str]] = []
+    before = ""
+    for number, text in lines:
+        if joined and _goes_on(before, text, width, console):
+            first, head = joined[-1]
+            joined[-1] = (first, head + text if console else head + " " + text)
+        else:
+            joined.append((number, text))
+        before = text
+    return joined
+
+
+def _goes_on(before: str, text: str, width: int, console: bool) -> bool:
+    """Whether ``text`` is the rest of the line ``before`` is a piece of, in a block wrapped at ``width``."""
+    if console:
+        if len(before) != width:
+            return False
+    elif (
+        not text
+        or len(text) <= (room := width - len(before) - 1)  # the next word fits where the line ends: no wrap broke it
+        or text.find(" ", 0, room + 1) != -1
+        or text[0].isspace()
+        or not before.strip()
+    ):
+        return False
+    return bool(text) and before[:1] not in _TABLE_EDGES and not before.endswith("  ") and not starts_record(text)
