@@ -25,8 +25,12 @@ WRAPS_SEEN = 2
 their numbers are one): a log as TF wrote it may end its longest line at the width (a poster's sentence after it),
 or print one message of that length many times (TF's NUMA warning, an OOM per allocation); a wrapped log breaks
 each of its long lines."""
+ENDING_CHARS = 32
+"""How much of a line's end tells it from another line of the block (a piece of a wrapped record ends mid-message)."""
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
 """Typographic quotes as the straight ones TF prints ("Could not load dynamic library ‘libcudart.so.11.0’")."""
+_TYPOGRAPHIC_QUOTE = re.compile("[\u2018\u2019\u201a\u201c\u201d\u201e]")
+"""One of them: a Keras 3 log's progress bars ("━━━") are not ASCII either, and hold none."""
 _REFERENCE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
 """An HTML character reference, named or numeric: the way a page's source writes a quote or a bracket."""
 _TABLE_EDGES = frozenset("|+=_-\u2502\u2503\u250f\u2517\u2521\u2514\u250c\u251c\u255e\u2550\u2500\u2501\u2554\u255a")
@@ -44,7 +48,7 @@ def plain(line: str) -> str:
         >>> plain("AT&T; R&D")
         'AT&T; R&D'
     """
-    if not line.isascii():
+    if not line.isascii() and _TYPOGRAPHIC_QUOTE.search(line):
         line = line.translate(_TYPOGRAPHIC)
     if "&" in line and _REFERENCE.search(line):
         line = html.unescape(line)
@@ -83,14 +87,18 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         >>> unwrapped(lines) is lines
         True
     """
-    width = max((len(text) for _, text in lines), default=0)
+    texts = [text for _, text in lines]
+    lengths = list(map(len, texts))
+    width = max(lengths, default=0)
     if width < WRAPPED_CHARS:
         return lines
-    texts = [text for _, text in lines]
-    cut = {fold_digits(a) for a, b in itertools.pairwise(texts) if len(a) == width and _goes_on(a, b, width, True)}
-    at_blanks = {
-        fold_digits(a) for a, b in itertools.pairwise(texts) if len(a) < width and _goes_on(a, b, width, False)
-    }
+    following = texts[1:]
+    at_width = [(texts[i], following[i]) for i in _positions(lengths[:-1], width)]
+    # where the next line has no blank within the room the line before left (most lines have one): C-level maps,
+    # as this runs on every block of every log
+    blank_free = list(map(str.find, following, itertools.repeat(" "), itertools.repeat(0), map(width.__sub__, lengths)))
+    shorter = [(texts[i], following[i]) for i in _positions(blank_free, -1) if lengths[i] < width]
+    cut, at_blanks = _breaks(at_width, width, True), _breaks(shorter, width, False)
     if max(len(cut), len(at_blanks)) < WRAPS_SEEN:
         return lines
     console = len(cut) >= WRAPS_SEEN and len(cut) > len(at_blanks)
@@ -104,6 +112,32 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
             joined.append((number, text))
         before = text
     return joined
+
+
+def _breaks(pairs: list[tuple[str, str]], width: int, console: bool) -> set[str]:
+    """The lines after which a wrap broke the next piece off, of pairs that may show one, each by its ending.
+
+    A line is told by its last ``ENDING_CHARS`` with digits folded: lines that differ only in their
+    numbers are one message printed again, and fewer than ``WRAPS_SEEN`` of those are not looked at
+    further (a training log repeats its longest record, a step line of one format, hundreds of times
+    a block, and holds no break).
+    """
+    if (
+        len({a[-ENDING_CHARS:] for a, _ in pairs}) < WRAPS_SEEN
+        or len({fold_digits(a[-ENDING_CHARS:]) for a, _ in pairs}) < WRAPS_SEEN
+    ):
+        return set()  # the endings as written first: a repeated record's are mostly the same, and no digit is folded
+    return {fold_digits(a[-ENDING_CHARS:]) for a, b in pairs if _goes_on(a, b, width, console)}
+
+
+def _positions(values: list[int], value: int) -> list[int]:
+    """Where ``value`` is in ``values`` (none where it is there fewer than ``WRAPS_SEEN`` times), found by ``list.index``."""
+    if values.count(value) < WRAPS_SEEN:
+        return []
+    found = [values.index(value)]
+    for _ in range(values.count(value) - 1):
+        found.append(values.index(value, found[-1] + 1))
+    return found
 
 
 def _goes_on(before: str, text: str, width: int, console: bool) -> bool:

@@ -358,7 +358,8 @@ class LogScanner:
             line = line[:MAX_LINE_CHARS]
         if "\x1b" in line:
             line = strip_ansi(line)
-        line = plain(line)
+        if not line.isascii() or "&" in line:
+            line = plain(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
         if self.lines <= SAID_LINES and line.strip():
