@@ -40,7 +40,9 @@ LOG_RECORD = re.compile(
     r"\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|[IWEF] (?:tensorflow|external|xla)/)"
 )
 """The start of a TensorFlow (absl or glog) log record: a line that starts none is a continuation or program output."""
-QUOTE_MARKS = ("> ", "# ")
+REPLY_MARK = "> "
+"""How a reply or a mail quotes what it answers, a pasted log with it."""
+QUOTE_MARKS = (REPLY_MARK, "# ")
 """How a reply quotes a pasted log ("> ") and a script or README comments one out ("# ")."""
 QUOTE_HEADS = tuple(mark[0] for mark in QUOTE_MARKS)
 """The first characters of ``QUOTE_MARKS``: a line that starts with neither needs no further look."""

@@ -35,6 +35,7 @@ from tfgpu.knowledge.log_facts import (
     OTHER_GRAPHICS,
     QUOTE_HEADS,
     QUOTE_MARKS,
+    REPLY_MARK,
     TF_VERSION,
     CudartAsked,
     GpuKnown,
@@ -341,8 +342,15 @@ class LogScanner:
         A reply quotes a log with "> " and a script or README comments it out with "# "; a run of
         such lines that opens with a TF record is read as the records it quotes, so a message broken
         across two of them is still joined ("# ...Could not load dynamic" / "# library 'libcudart...'").
+        A reply's mark goes from every line, whatever the run opens with: a mail quotes a whole post,
+        its words and the traceback it pasted, and no message TF prints starts with it.
         """
         mark = line[:2]
+        if mark == REPLY_MARK:
+            self._quoted = mark
+            while line.startswith(REPLY_MARK):  # a reply's reply quotes the quote again ("> > ")
+                line = line[2:]
+            return line
         if mark not in QUOTE_MARKS:
             self._quoted = None
         elif mark == self._quoted or starts_record(line[2:]):

@@ -31,6 +31,7 @@ def hits(text: str) -> list[str]:
 
 
 POSTED = [
+    "quoted reply ('> ' before each line)",
     "HTML-escaped (a page's source)",
     "typographic quotes",
     "console copy, 80 columns",
@@ -74,6 +75,12 @@ def test_a_table_of_one_width_and_a_log_as_tf_wrote_it_are_left_as_they_are():
     assert unwrapped(table) is table  # nvidia-smi's rows share a width and no wrap cut them
     log = list(enumerate((GPU_FAULTS / "oom-tensor.log").read_text().splitlines(), 1))
     assert unwrapped(log) is log
+
+
+def test_a_mail_s_quote_marks_go_from_every_line_even_where_the_quote_opens_with_the_poster_s_words():
+    post = ["AttributeError: module 'tensorflow' has no attribute 'keras'", "Traceback (most recent call last):"]
+    assert hits("\n".join("> " + line for line in post)) == hits("\n".join(post)) == ["keras-version-mismatch"]
+    assert hits("\n".join("> > " + line for line in post)) == ["keras-version-mismatch"]  # a reply to the reply
 
 
 def test_one_long_line_broken_once_is_not_read_as_a_wrapped_block():
