@@ -114,6 +114,22 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return joined
 
 
+def broke_off(before: str, text: str, width: int) -> bool:
+    """Whether a wrap at ``width`` may have broken ``text`` off the line ``before`` (a single break ``unwrapped`` leaves).
+
+    ``before`` fills the width (a console's cut), or the first word of ``text`` would not have fitted
+    after it (a wrap at a blank); a block narrower than ``WRAPPED_CHARS`` was not wrapped. The scanner tries such a pair joined only where ``before`` matched
+    nothing, and keeps the join only where the whole says what its pieces did not.
+
+    Examples:
+        >>> broke_off("W tensorflow/core/x.cc:318] failed call to cuInit: CUDA_", "ERROR_UNKNOWN: unknown error", 57)
+        True
+        >>> broke_off("Tensorflow pypi wheel for Linux has outdated TensorRT dependency", "I have the same issue", 90)
+        False
+    """
+    return width >= WRAPPED_CHARS and bool(before) and _goes_on(before, text, width, len(before) == width)
+
+
 def _breaks(pairs: list[tuple[str, str]], width: int, console: bool) -> set[str]:
     """The lines after which a wrap broke the next piece off, of pairs that may show one, each by its ending.
 

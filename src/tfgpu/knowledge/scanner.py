@@ -42,7 +42,7 @@ from tfgpu.knowledge.log_facts import (
     MachineReading,
     has_tensor_cores,
 )
-from tfgpu.knowledge.posted_text import WRAPPED_CHARS, plain, starts_record, unwrapped
+from tfgpu.knowledge.posted_text import WRAPPED_CHARS, broke_off, plain, starts_record, unwrapped
 from tfgpu.knowledge.resemblance import Resemblance, complains, features, load_resemblance
 from tfgpu.knowledge.signatures import (
     Hit,
@@ -256,6 +256,8 @@ def _tidy_spacing(line: str) -> str:
     return line
 
 
+_text = operator.itemgetter(1)
+"""A numbered line's text."""
 _by_signature = operator.itemgetter(0)
 """Candidates in the base's order, so the first signature of a line is the same whatever keyword found it."""
 
@@ -370,13 +372,6 @@ class LogScanner:
             line = plain(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
-        if self.lines <= SAID_LINES and line.strip():
-            if self.lines <= SHORT_LOG_LINES:
-                self._first_lines.append((self.lines, line))
-                self.machine.read_short_paste_line(line)
-            if not starts_record(line):
-                self._said_lines.append((self.lines, line))
-                self.machine.read_said_line(line)
         self._pending.append((self.lines, line))
         if len(self._pending) >= BLOCK_LINES:
             self._match_pending()
@@ -386,6 +381,8 @@ class LogScanner:
         if not self._pending:
             return
         lines = unwrapped(self._pending)
+        if lines[0][0] <= SAID_LINES:
+            self._read_head(lines)
         block = "\n".join(line for _, line in lines)
         brief = compact(block)
         brief_low = brief.lower()
@@ -398,17 +395,25 @@ class LogScanner:
         ]
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
         wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
-        refine: tuple[int, str, list[int]] | None = None  # the last TF record a signature matched, cut mid-sentence
+        # or one a wrap at the block's width broke off it (``broke_off``: one break, which ``unwrapped`` does not join)
+        refine: tuple[int, str, list[int]] | None = (
+            None  # the last TF record (or piece a console cut) a signature matched, cut mid-sentence
+        )
+        width = max(map(len, map(_text, lines)))
+        previous = ""
         for number, line in lines:
             starts = starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in INDENTS)
-            if record is not None and goes_on and self._match_joined(record, line):
+            cut_off = not starts and broke_off(
+                previous, line, width
+            )  # a wrap at the width broke it off the line before
+            previous = line
+            if record is not None and (goes_on or cut_off) and self._match_joined(record, line):
                 record = None
                 continue
             if (
                 refine is not None
-                and goes_on
-                and _tail(line)
+                and ((goes_on and _tail(line)) or (cut_off and len(refine[1]) == width))
                 and not self._matching(line, held)
                 and self._refine_joined(refine, line)
             ):
@@ -417,9 +422,27 @@ class LogScanner:
                 continue
             matched = self._match_line(number, line, held, also)
             record = None if matched or (not starts and line[:1] in INDENTS) else (number, line)
-            refine = (number, line, matched) if matched and starts and _cut(line) else None
+            refine = (number, line, matched) if matched and _cut(line) and (starts or len(line) == width) else None
             wrapped = starts or line.rstrip().endswith(":")
         self._pending = []
+
+    def _read_head(self, lines: list[tuple[int, str]]) -> None:
+        """The log's first lines, whole (a wrap's pieces joined): a short paste's, and the poster's own words among them.
+
+        Read from the block's lines as ``unwrapped`` gives them, so that the rest of a TF record a wrap
+        broke off is not taken for something the poster wrote.
+        """
+        for number, line in lines:
+            if number > SAID_LINES:
+                return
+            if not line.strip():
+                continue
+            if number <= SHORT_LOG_LINES:
+                self._first_lines.append((number, line))
+                self.machine.read_short_paste_line(line)
+            if not starts_record(line):
+                self._said_lines.append((number, line))
+                self.machine.read_said_line(line)
 
     def _only_other_graphics(self) -> bool:
         """A post whose only graphics named are another maker's (an Intel UHD, an AMD Radeon): no NVIDIA GPU is here.
@@ -899,9 +922,9 @@ def _joinings(first: str, line: str) -> tuple[str, str]:
 
 
 def _cut(line: str) -> bool:
-    """Whether a record may have been cut by a wrap: long, and ending mid-sentence (a word, a number, a comma)."""
+    """Whether a record may have been cut by a wrap: long, and ending mid-sentence (a word, a number, a comma, an identifier)."""
     end = line.rstrip()[-1:]
-    return len(line) >= WRAPPED_CHARS and (end.isalnum() or end == ",")
+    return len(line) >= WRAPPED_CHARS and (end.isalnum() or end in ",_")
 
 
 def _tail(line: str) -> bool:

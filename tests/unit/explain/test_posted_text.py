@@ -83,6 +83,19 @@ def test_a_mail_s_quote_marks_go_from_every_line_even_where_the_quote_opens_with
     assert hits("\n".join("> > " + line for line in post)) == ["keras-version-mismatch"]  # a reply to the reply
 
 
+def test_a_record_a_wrap_broke_once_is_read_whole_and_a_title_above_a_quoted_message_is_not_joined_to_it():
+    broken = [
+        "tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed call to cuInit: CUDA_",
+        "ERROR_UNKNOWN: unknown error",
+    ]
+    assert hits("\n".join(broken)) == hits("".join(broken)) == ["cuinit-unknown-error", "cuinit-failed"]
+    post = [
+        "Tensorflow pypi wheel for Linux has outdated TensorRT dependency",  # shorter than the width: no wrap cut it
+        "I have the same issue: Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7",
+    ]
+    assert hits("\n".join(post)) == ["tensorrt-missing-said", "benign-tensorrt-dlopen"]  # the title read as said
+
+
 def test_one_long_line_broken_once_is_not_read_as_a_wrapped_block():
     """A poster's sentence after TF's longest line ends that line at the width: not a wrap, one break alone."""
     lines = [(1, "x" * 90), (2, "I tried reinstalling CUDA")]
