@@ -13,7 +13,6 @@ characters (``plain``) and each block with its wrapped records whole again (``un
 from __future__ import annotations
 
 import html
-import itertools
 import re
 
 from tfgpu.knowledge.log_facts import LOG_RECORD, fold_digits
@@ -25,6 +24,9 @@ WRAPS_SEEN = 2
 their numbers are one): a log as TF wrote it may end its longest line at the width (a poster's sentence after it),
 or print one message of that length many times (TF's NUMA warning, an OOM per allocation); a wrapped log breaks
 each of its long lines."""
+LONGEST_WORD = 64
+"""The longest first word a piece wrapped at a blank is looked for with: a source path and line after a
+timestamp's break ("tensorflow/stream_executor/platform/default/dso_loader.cc:64]", 61 characters) fits."""
 ENDING_CHARS = 32
 """How much of a line's end tells it from another line of the block (a piece of a wrapped record ends mid-message)."""
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
@@ -94,10 +96,12 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         return lines
     following = texts[1:]
     at_width = [(texts[i], following[i]) for i in _positions(lengths[:-1], width)]
-    # where the next line has no blank within the room the line before left (most lines have one): C-level maps,
-    # as this runs on every block of every log
-    blank_free = list(map(str.find, following, itertools.repeat(" "), itertools.repeat(0), map(width.__sub__, lengths)))
-    shorter = [(texts[i], following[i]) for i in _positions(blank_free, -1) if lengths[i] < width]
+    shortest = width - LONGEST_WORD  # a line shorter than this left more room than the next piece's first word needs
+    shorter = [
+        (texts[i], following[i])
+        for i, length in enumerate(lengths[:-1])
+        if shortest <= length < width and following[i].find(" ", 0, width - length) == -1
+    ]
     cut, at_blanks = _breaks(at_width, width, True), _breaks(shorter, width, False)
     if max(len(cut), len(at_blanks)) < WRAPS_SEEN:
         return lines
@@ -122,7 +126,8 @@ def broke_off(before: str, text: str, width: int) -> bool:
     nothing, and keeps the join only where the whole says what its pieces did not.
 
     Examples:
-        >>> broke_off("W tensorflow/core/x.cc:318] failed call to cuInit: CUDA_", "ERROR_UNKNOWN: unknown error", 57)
+        >>> cut = "tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed call to cuInit: CUDA_"
+        >>> broke_off(cut, "ERROR_UNKNOWN: unknown error", len(cut))
         True
         >>> broke_off("Tensorflow pypi wheel for Linux has outdated TensorRT dependency", "I have the same issue", 90)
         False

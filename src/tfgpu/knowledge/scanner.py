@@ -404,9 +404,8 @@ class LogScanner:
         for number, line in lines:
             starts = starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in INDENTS)
-            cut_off = not starts and broke_off(
-                previous, line, width
-            )  # a wrap at the width broke it off the line before
+            # a wrap at the width broke it off the line before (asked only where a join may be tried)
+            cut_off = (record is not None or refine is not None) and not starts and broke_off(previous, line, width)
             previous = line
             if record is not None and (goes_on or cut_off) and self._match_joined(record, line):
                 record = None
@@ -422,7 +421,7 @@ class LogScanner:
                 continue
             matched = self._match_line(number, line, held, also)
             record = None if matched or (not starts and line[:1] in INDENTS) else (number, line)
-            refine = (number, line, matched) if matched and _cut(line) and (starts or len(line) == width) else None
+            refine = (number, line, matched) if matched and (starts or len(line) == width) and _cut(line) else None
             wrapped = starts or line.rstrip().endswith(":")
         self._pending = []
 
