@@ -73,7 +73,8 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
     The block's longest line gives the width it was wrapped at. A console's copy leaves pieces of
     exactly that width, more such breaks than breaks shorter lines show, and they join as they were cut
-    (no blank between). A wrap at a blank leaves each piece too short to take the next piece's first
+    (no blank between), but for a piece one character short: a terminal copies a line without its
+    trailing blanks (tmux's ``capture-pane`` does), so the piece cut after a blank lost it. A wrap at a blank leaves each piece too short to take the next piece's first
     word within the width, and the blank goes back between them. Neither joins a piece to a line that
     starts a TF record, to an indented line after a wrap at a blank (a traceback's next frame), or to
     the row of a table, and a block is read as wrapped only where it shows ``WRAPS_SEEN`` such breaks.
@@ -111,7 +112,7 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     for number, text in lines:
         if joined and _goes_on(before, text, width, console):
             first, head = joined[-1]
-            joined[-1] = (first, head + text if console else head + " " + text)
+            joined[-1] = (first, head + text if console and len(before) == width else head + " " + text)
         else:
             joined.append((number, text))
         before = text
@@ -164,7 +165,8 @@ def _positions(values: list[int], value: int) -> list[int]:
 def _goes_on(before: str, text: str, width: int, console: bool) -> bool:
     """Whether ``text`` is the rest of the line ``before`` is a piece of, in a block wrapped at ``width``."""
     if console:
-        if len(before) != width:
+        # a piece a console cut at a blank is one short: the terminal copies it without its trailing blank
+        if not (len(before) == width or (len(before) == width - 1 and text[:1].strip())):
             return False
     elif (
         not text

@@ -53,6 +53,15 @@ def test_a_recorded_log_posted_or_copied_is_explained_as_tf_printed_it(name, cha
     assert hits(CHANGES[change](log)) == hits(log)
 
 
+@pytest.mark.parametrize("copy", ["no-gpu-kernel-80", "cudnn-wheel-missing-80", "oom-tensor-120"])
+def test_a_log_a_real_terminal_copied_is_explained_as_tf_printed_it(copy):
+    """Copies tmux made of recorded logs (scripts/console_copy.sh): cut at the pane's width, trailing blanks dropped."""
+    name, _, width = copy.rpartition("-")
+    copied = (ROOT / "tests" / "fixtures" / "tf_logs" / "console-copies" / f"{copy}.txt").read_text()
+    assert max(len(line) for line in copied.splitlines()) == int(width)
+    assert hits(copied) == hits((GPU_FAULTS / f"{name}.log").read_text())
+
+
 def test_a_console_copy_is_joined_without_a_blank_and_a_wrap_at_a_blank_with_one():
     record = (
         "2024-02-25 18:52:47.991396: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
