@@ -366,10 +366,10 @@ class LogScanner:
         if len(line) > MAX_LINE_CHARS:
             self.long_lines += 1
             line = line[:MAX_LINE_CHARS]
+        if not line.isascii() or "&" in line:
+            line = plain(line)  # first: a page may write an escape sequence as "&#27;"
         if "\x1b" in line:
             line = strip_ansi(line)
-        if not line.isascii() or "&" in line:
-            line = plain(line)
         if "not dlopen lib" in line:
             line = line.replace("Could not dlopen library", "Could not load dynamic library")
         self._pending.append((self.lines, line))

@@ -116,6 +116,10 @@ def test_an_html_escaped_or_typographically_quoted_message_reads_as_tf_printed_i
     assert plain(html.escape(line)) == line
     assert plain(line.replace("'cudart64_110.dll'", "\u2018cudart64_110.dll\u2019")) == line
     assert plain("a &#10; b") == "a   b"  # a line end a page wrote as a reference is a blank, not a new line
+    # an escape sequence a page wrote as references is taken out as one TF's colour codes are
+    assert hits(
+        "&#27;[31mE tensorflow/core/common_runtime/gpu/gpu_device.cc:1] Ignoring visible gpu device (device: 0, name: Quadro K2000M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.&#27;[0m"
+    ) == ["compute-capability-too-low"]
 
 
 @given(st.lists(st.text(alphabet="abc de/:", min_size=0, max_size=140), min_size=1, max_size=12))
