@@ -66,7 +66,7 @@ CHANGES: dict[str, Callable[[str], str]] = {
 }
 
 
-def retained(cases: list[dict], change: Callable[[str], str]) -> list[tuple[dict, dict]]:
+def lost_to(cases: list[dict], change: Callable[[str], str]) -> list[tuple[dict, dict]]:
     """The cases ``change`` makes explain name wrong, each with its row."""
     changed = [dict(case, log=change(case["log"])) for case in cases]
     rows = evaluate(changed)["rows"]
@@ -87,8 +87,8 @@ def main() -> None:
     for name, change in CHANGES.items():
         if args.only and not any(name.startswith(word) for word in args.only):
             continue
-        lost_dev = retained(dev, change)
-        lost_held = retained(held, change)
+        lost_dev = lost_to(dev, change)
+        lost_held = lost_to(held, change)
         print(
             f"{name:<40} development {100 * (1 - len(lost_dev) / len(dev)):5.1f}% ({len(lost_dev)} lost)   "
             f"held out {100 * (1 - len(lost_held) / len(held)):5.1f}% ({len(lost_held)} lost)"

@@ -68,10 +68,10 @@ def starts_record(line: str) -> bool:
     return LOG_RECORD.match(line) is not None
 
 
-def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+def unwrapped(lines: list[tuple[int, str]], width: int) -> list[tuple[int, str]]:
     """The block's lines with each line a wrap cut into pieces whole again, numbered as its first piece.
 
-    The block's longest line gives the width it was wrapped at. A console's copy leaves pieces of
+    ``width`` is the block's longest line: the width it was wrapped at, if it was. A console's copy leaves pieces of
     exactly that width, more such breaks than breaks shorter lines show, and they join as they were cut
     (no blank between), but for a piece one character short: a terminal copies a line without its
     trailing blanks (tmux's ``capture-pane`` does), so the piece cut after a blank lost it. A wrap at a blank leaves each piece too short to take the next piece's first
@@ -84,17 +84,16 @@ def unwrapped(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         >>> line = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
         ...         "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file")
         >>> console_copy = [(n + 1, line[i : i + 80]) for n, i in enumerate(range(0, len(line), 80))]
-        >>> len(console_copy), unwrapped(console_copy) == [(1, line)]
+        >>> len(console_copy), unwrapped(console_copy, 80) == [(1, line)]
         (3, True)
         >>> lines = [(1, "short"), (2, "lines")]
-        >>> unwrapped(lines) is lines
+        >>> unwrapped(lines, 5) is lines
         True
     """
-    texts = [text for _, text in lines]
-    lengths = list(map(len, texts))
-    width = max(lengths, default=0)
     if width < WRAPPED_CHARS:
         return lines
+    texts = [text for _, text in lines]
+    lengths = list(map(len, texts))
     following = texts[1:]
     at_width = [(texts[i], following[i]) for i in _positions(lengths[:-1], width)]
     shortest = width - LONGEST_WORD  # a line shorter than this left more room than the next piece's first word needs
@@ -154,10 +153,11 @@ def _breaks(pairs: list[tuple[str, str]], width: int, console: bool) -> set[str]
 
 def _positions(values: list[int], value: int) -> list[int]:
     """Where ``value`` is in ``values`` (none where it is there fewer than ``WRAPS_SEEN`` times), found by ``list.index``."""
-    if values.count(value) < WRAPS_SEEN:
+    count = values.count(value)
+    if count < WRAPS_SEEN:
         return []
     found = [values.index(value)]
-    for _ in range(values.count(value) - 1):
+    for _ in range(count - 1):
         found.append(values.index(value, found[-1] + 1))
     return found
 

@@ -380,7 +380,8 @@ class LogScanner:
         """Match the lines fed since the last block against the keywords the block holds."""
         if not self._pending:
             return
-        lines = unwrapped(self._pending)
+        width = max(map(len, map(_text, self._pending)))  # the width a wrap would have cut the block's lines at
+        lines = unwrapped(self._pending, width)
         if lines[0][0] <= SAID_LINES:
             self._read_head(lines)
         block = "\n".join(line for _, line in lines)
@@ -395,16 +396,14 @@ class LogScanner:
         ]
         record: tuple[int, str] | None = None  # the last line that matched no specific signature and may go on
         wrapped = False  # whether that line goes on in any next line (a TF record, a label ending in ':') or only in an indented one
-        # or one a wrap at the block's width broke off it (``broke_off``: one break, which ``unwrapped`` does not join)
-        refine: tuple[int, str, list[int]] | None = (
-            None  # the last TF record (or piece a console cut) a signature matched, cut mid-sentence
-        )
-        width = max(map(len, map(_text, lines)))
+        # the last TF record (or piece a console cut) a signature matched, cut mid-sentence
+        refine: tuple[int, str, list[int]] | None = None
         previous = ""
         for number, line in lines:
             starts = starts_record(line)
             goes_on = not starts and (wrapped or line[:1] in INDENTS)
-            # a wrap at the width broke it off the line before (asked only where a join may be tried)
+            # a wrap at the width broke it off the line before: one break, which ``unwrapped`` leaves (asked only
+            # where a join may be tried)
             cut_off = (record is not None or refine is not None) and not starts and broke_off(previous, line, width)
             previous = line
             if record is not None and (goes_on or cut_off) and self._match_joined(record, line):

@@ -23,6 +23,11 @@ RECORDED = ["cudnn-wheel-missing", "oom-tensor", "growth-after-init", "ptxas-old
 """Logs of real faults TF 2.21 printed on the lent H100 (benchmarks/corpus/gpu-faults.json), each with long records."""
 
 
+def unwrap(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``unwrapped`` at the lines' own width, as the scanner calls it on a block."""
+    return unwrapped(lines, max(len(text) for _, text in lines))
+
+
 def hits(text: str) -> list[str]:
     scanner = LogScanner()
     for line in text.splitlines():
@@ -75,15 +80,15 @@ def test_a_console_copy_is_joined_without_a_blank_and_a_wrap_at_a_blank_with_one
         pieces = change(width)(f"{record}\n{second}").splitlines()
         assert len(pieces) > 2
         second_at = len(change(width)(record).splitlines()) + 1
-        assert unwrapped(list(enumerate(pieces, 1))) == [(1, record), (second_at, second)]
+        assert unwrap(list(enumerate(pieces, 1))) == [(1, record), (second_at, second)]
 
 
 def test_a_table_of_one_width_and_a_log_as_tf_wrote_it_are_left_as_they_are():
     smi = json.loads((ROOT / "tests" / "fixtures" / "commands" / "h200.json").read_text())["nvidia-smi"]["stdout"]
     table = list(enumerate(smi.splitlines(), 1))
-    assert unwrapped(table) is table  # nvidia-smi's rows share a width and no wrap cut them
+    assert unwrap(table) is table  # nvidia-smi's rows share a width and no wrap cut them
     log = list(enumerate((GPU_FAULTS / "oom-tensor.log").read_text().splitlines(), 1))
-    assert unwrapped(log) is log
+    assert unwrap(log) is log
 
 
 def test_a_mail_s_quote_marks_go_from_every_line_even_where_the_quote_opens_with_the_poster_s_words():
@@ -108,7 +113,7 @@ def test_a_record_a_wrap_broke_once_is_read_whole_and_a_title_above_a_quoted_mes
 def test_one_long_line_broken_once_is_not_read_as_a_wrapped_block():
     """A poster's sentence after TF's longest line ends that line at the width: not a wrap, one break alone."""
     lines = [(1, "x" * 90), (2, "I tried reinstalling CUDA")]
-    assert unwrapped(lines) is lines
+    assert unwrap(lines) is lines
 
 
 def test_an_html_escaped_or_typographically_quoted_message_reads_as_tf_printed_it():
@@ -125,7 +130,7 @@ def test_an_html_escaped_or_typographically_quoted_message_reads_as_tf_printed_i
 @given(st.lists(st.text(alphabet="abc de/:", min_size=0, max_size=140), min_size=1, max_size=12))
 def test_unwrapping_keeps_every_character_and_each_line_s_first_number(texts):
     lines = list(enumerate(texts, 1))
-    joined = unwrapped(lines)
+    joined = unwrap(lines)
     numbers = [number for number, _ in joined]
     assert numbers[0] == 1 and numbers == sorted(numbers)
     if joined is lines:
